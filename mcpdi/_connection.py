@@ -1,0 +1,105 @@
+"""What the core knows about one client connection (`Connection`) and asks of a transport (`Peer`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
+
+if TYPE_CHECKING:
+    import anyio
+    from mcp_types import ClientCapabilities, Implementation
+
+    from mcpdi._jsonrpc import RequestId
+
+__all__ = ("Connection", "Era", "Peer")
+
+Era: TypeAlias = Literal["unset", "legacy", "modern"]
+
+
+class Peer(Protocol):
+    """What a transport gives the core for one inbound message.
+
+    `notify` sends a notification related to the request being handled (progress, log).
+    `request` sends a server-to-client request (handshake era only) and returns the raw
+    `result`; it raises `MCPError` when the client answered with an error and
+    `NoBackChannel` when the transport cannot carry a request.
+    """
+
+    @property
+    def headers(self) -> Mapping[str, str] | None:
+        """Lower-cased HTTP request headers; None off HTTP."""
+        ...
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None) -> None: ...
+
+    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]: ...
+
+
+class Connection:
+    """Per-connection state: one per stdio process, legacy HTTP session or modern HTTP request.
+
+    Build it with the constructor matching the transport:
+
+    - `Connection.for_stream()` (stdio and other byte streams): the era is decided by the
+      first request that is accepted (an `initialize` or any request without the modern
+      envelope → legacy; a request with a valid 2026-07-28 envelope → modern); afterwards
+      requests of the other era are refused with the messages of protocol.md §1.6.
+    - `Connection.for_legacy_session()` (a handshake-era HTTP session): legacy; a modern
+      `_meta` envelope on a request is ignored and the request served.
+    - `Connection.for_modern_request()` (one modern HTTP POST): modern; methods that do not
+      exist at 2026-07-28 (`initialize`, `ping`, ...) are `-32601`.
+
+    The runner mutates it (`initialize`, `notifications/initialized`, `logging/setLevel`);
+    transports only read it.
+    """
+
+    __slots__ = (
+        "client_capabilities",
+        "client_info",
+        "era",
+        "in_flight",
+        "initialized",
+        "locks_era",
+        "log_level",
+        "protocol_version",
+    )
+
+    era: Era
+    protocol_version: str | None
+    client_capabilities: ClientCapabilities | None
+    client_info: Implementation | None
+    log_level: str | None
+    initialized: bool
+    locks_era: bool
+    in_flight: dict[RequestId, anyio.CancelScope]
+
+    def __init__(self, era: Era = "unset", *, locks_era: bool = False) -> None:
+        self.era = era
+        self.locks_era = locks_era
+        self.protocol_version = None
+        self.client_capabilities = None
+        self.client_info = None
+        self.log_level = None
+        self.initialized = False
+        self.in_flight = {}
+
+    @classmethod
+    def for_stream(cls) -> Connection:
+        """A stdio-like connection: the first accepted request picks the era for good."""
+        return cls("unset", locks_era=True)
+
+    @classmethod
+    def for_legacy_session(cls) -> Connection:
+        """A handshake-era HTTP session (starts uninitialized; `initialize` sets it up)."""
+        return cls("legacy")
+
+    @classmethod
+    def for_modern_request(cls) -> Connection:
+        """One modern (2026-07-28) HTTP exchange."""
+        return cls("modern")
+
+    def __repr__(self) -> str:
+        return (
+            f"Connection(era={self.era!r}, protocol_version={self.protocol_version!r}, "
+            f"initialized={self.initialized!r})"
+        )

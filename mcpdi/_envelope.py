@@ -1,0 +1,249 @@
+"""The modern (2026-07-28) per-request rules: the `_meta` envelope, the routing headers, result stamps."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, cast, get_args
+
+from mcp_types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    LOG_LEVEL_META_KEY,
+    PROTOCOL_VERSION_META_KEY,
+    SERVER_INFO_META_KEY,
+    ClientCapabilities,
+    Implementation,
+    LoggingLevel,
+)
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+
+from mcpdi._errors import HEADER_MISMATCH, INVALID_PARAMS, UNSUPPORTED_VERSION, MCPError
+from mcpdi._headers import MalformedHeaderValue, decode_header_value
+
+__all__ = (
+    "ANSWERED_VERSIONS",
+    "LOG_LEVELS",
+    "Envelope",
+    "check_modern_http_request",
+    "describe_validation_error",
+    "has_modern_envelope",
+    "progress_token_of",
+    "read_envelope",
+    "stamp_modern_result",
+    "unsupported_version",
+)
+
+ANSWERED_VERSIONS: Final[tuple[str, ...]] = (
+    *reversed(MODERN_PROTOCOL_VERSIONS),
+    *reversed(HANDSHAKE_PROTOCOL_VERSIONS),
+)
+"""Every version this server speaks, newest first: the modern ones per request, the rest via `initialize`."""
+
+LOG_LEVELS: Final[tuple[str, ...]] = get_args(LoggingLevel)
+"""Syslog severities, least severe first."""
+
+NAME_BEARING_METHODS: Final[Mapping[str, str]] = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+}
+
+_ROUTING_HEADERS: Final = ("mcp-protocol-version", "mcp-method", "mcp-name")
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """A request's validated 2026-07-28 `_meta` envelope."""
+
+    protocol_version: str
+    client_capabilities: ClientCapabilities
+    client_info: Implementation | None
+    log_level: str | None
+
+
+def has_modern_envelope(params: Mapping[str, Any] | None) -> bool:
+    """Whether a request claims the modern era: its `_meta` carries the protocol-version key.
+
+    The key alone decides (not the full envelope), so a half-built envelope is still
+    treated as modern and told which key is missing.
+    """
+    if not params:
+        return False
+    meta = params.get("_meta")
+    return isinstance(meta, Mapping) and PROTOCOL_VERSION_META_KEY in meta
+
+
+def _envelope_meta(params: Mapping[str, Any] | None) -> Mapping[str, Any] | MCPError:
+    meta = params.get("_meta") if params else None
+    if not isinstance(meta, Mapping):
+        return MCPError(
+            INVALID_PARAMS,
+            "params._meta must be an object carrying the required "
+            f"{PROTOCOL_VERSION_META_KEY!r} and {CLIENT_CAPABILITIES_META_KEY!r} envelope keys",
+        )
+    envelope = cast("Mapping[str, Any]", meta)
+    missing = [
+        key for key in (PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY) if key not in envelope
+    ]
+    if missing:
+        return MCPError(
+            INVALID_PARAMS, f"params._meta is missing the required envelope key(s): {', '.join(missing)}"
+        )
+    return envelope
+
+
+def unsupported_version(requested: str) -> MCPError:
+    """`-32022` naming every version this server answers, handshake ones included."""
+    return MCPError(
+        UNSUPPORTED_VERSION,
+        "Unsupported protocol version",
+        {"supported": list(ANSWERED_VERSIONS), "requested": requested},
+    )
+
+
+def _check_version(version: object) -> MCPError | None:
+    if not isinstance(version, str):
+        return MCPError(INVALID_PARAMS, "the protocol-version envelope value must be a string")
+    if version not in MODERN_PROTOCOL_VERSIONS:
+        return unsupported_version(version)
+    return None
+
+
+def describe_validation_error(error: ValidationError, *, skip: int = 0) -> str:
+    """`loc: msg` pairs of a pydantic error, without the offending input (never echoed)."""
+    parts: list[str] = []
+    for detail in error.errors(include_input=False, include_url=False):
+        location = ".".join(str(part) for part in detail["loc"][skip:])
+        parts.append(f"{location}: {detail['msg']}" if location else detail["msg"])
+    return "; ".join(parts)
+
+
+def read_envelope(params: Mapping[str, Any] | None) -> Envelope | MCPError:
+    """Validate a modern request's `_meta` envelope (rungs in the reference order, first failure wins)."""
+    meta = _envelope_meta(params)
+    if isinstance(meta, MCPError):
+        return meta
+    version = meta[PROTOCOL_VERSION_META_KEY]
+    if (problem := _check_version(version)) is not None:
+        return problem
+    try:
+        capabilities = ClientCapabilities.model_validate(meta[CLIENT_CAPABILITIES_META_KEY], by_name=False)
+    except ValidationError as error:
+        msg = f"params._meta[{CLIENT_CAPABILITIES_META_KEY!r}] is not a ClientCapabilities object: "
+        return MCPError(INVALID_PARAMS, msg + describe_validation_error(error))
+    client_info: Implementation | None = None
+    if meta.get(CLIENT_INFO_META_KEY) is not None:
+        try:
+            client_info = Implementation.model_validate(meta[CLIENT_INFO_META_KEY], by_name=False)
+        except ValidationError as error:
+            msg = f"params._meta[{CLIENT_INFO_META_KEY!r}] is not an Implementation object: "
+            return MCPError(INVALID_PARAMS, msg + describe_validation_error(error))
+    log_level = meta.get(LOG_LEVEL_META_KEY)
+    if log_level is not None and log_level not in LOG_LEVELS:
+        msg = f"params._meta[{LOG_LEVEL_META_KEY!r}] must be one of {', '.join(LOG_LEVELS)}"
+        return MCPError(INVALID_PARAMS, msg)
+    return Envelope(cast("str", version), capabilities, client_info, cast("str | None", log_level))
+
+
+def progress_token_of(meta: Mapping[str, Any] | None) -> str | int | None:
+    """The request's `_meta.progressToken` (a string or an integer; `true` is no token)."""
+    token = meta.get("progressToken") if meta else None
+    if isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool)):
+        return token
+    return None
+
+
+def _decode_name(raw: str | None) -> str | None:
+    """The `Mcp-Name` value with its Base64 sentinel undone; None when absent or malformed."""
+    if raw is None:
+        return None
+    try:
+        return decode_header_value(raw)
+    except MalformedHeaderValue:
+        return None
+
+
+def _fold_headers(headers: Mapping[str, str | Sequence[str]]) -> tuple[dict[str, str], str | None]:
+    """Single-valued routing headers, and the name of a routing header sent more than once."""
+    folded: dict[str, str] = {}
+    duplicated: str | None = None
+    for name, value in headers.items():
+        key = name.lower()
+        if key not in _ROUTING_HEADERS:
+            continue
+        values = [value] if isinstance(value, str) else list(value)
+        if key in folded or len(values) > 1:
+            duplicated = duplicated or key
+        if values:
+            folded[key] = values[0]
+    return folded, duplicated
+
+
+def check_modern_http_request(
+    headers: Mapping[str, str | Sequence[str]], body: Mapping[str, Any]
+) -> MCPError | None:
+    """Check a modern HTTP request's routing headers and envelope against its body (protocol.md §2.6).
+
+    Pure. `headers` are lower-cased names, a list where a header came more than once;
+    `body` is one JSON-RPC request object. Rungs in the reference order, first failure
+    wins: duplicated routing header (-32020), `_meta` carries version and capabilities
+    (-32602), `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` equal the body (-32020),
+    the version is a string (-32602) and served (-32022). `Mcp-Param-*` headers are the
+    caller's next step (`validate_mcp_param_headers` with `Runner.tool_input_schema`).
+    """
+    folded, duplicated = _fold_headers(headers)
+    if duplicated is not None:
+        return MCPError(HEADER_MISMATCH, f"{duplicated} header appears more than once")
+    raw_params = body.get("params")
+    params = cast("Mapping[str, Any] | None", raw_params if isinstance(raw_params, Mapping) else None)
+    meta = _envelope_meta(params)
+    if isinstance(meta, MCPError):
+        return meta
+    assert params is not None  # a valid `_meta` lives in params
+    version = meta[PROTOCOL_VERSION_META_KEY]
+    version_header = folded.get("mcp-protocol-version")
+    if version_header is None or version_header != version:
+        return MCPError(
+            HEADER_MISMATCH,
+            "mcp-protocol-version header does not match the request envelope's protocol version",
+        )
+    method = body.get("method")
+    if folded.get("mcp-method") != method:
+        return MCPError(HEADER_MISMATCH, "mcp-method header does not match the request body's method")
+    name_key = NAME_BEARING_METHODS.get(method) if isinstance(method, str) else None
+    if name_key is not None:
+        body_value = params.get(name_key)
+        if body_value is not None and _decode_name(folded.get("mcp-name")) != body_value:
+            return MCPError(
+                HEADER_MISMATCH, f"mcp-name header does not match the request body's {name_key!r} parameter"
+            )
+    return _check_version(version)
+
+
+def stamp_modern_result(
+    result: dict[str, Any], *, server_info: Mapping[str, Any], cacheable: bool, cache: bool = True
+) -> dict[str, Any]:
+    """Add what every 2026-07-28 result carries, keeping what the handler set.
+
+    `resultType` ("complete" unless given), `_meta[serverInfo]`, and on complete results of
+    cacheable methods `ttlMs` 0 / `cacheScope` "private". `cache=False` (a retry carrying
+    `inputResponses`/`requestState`, which must not be cached) forces `ttlMs` to 0.
+    """
+    result.setdefault("resultType", "complete")
+    if cacheable and result["resultType"] == "complete":
+        result.setdefault("ttlMs", 0)
+        result.setdefault("cacheScope", "private")
+        if not cache:
+            result["ttlMs"] = 0
+            result["cacheScope"] = "private"
+    raw_meta = result.get("_meta")
+    if raw_meta is None:
+        result["_meta"] = {SERVER_INFO_META_KEY: dict(server_info)}
+    elif (
+        isinstance(raw_meta, Mapping)
+        and cast("Mapping[str, Any]", raw_meta).get(SERVER_INFO_META_KEY) is None
+    ):
+        result["_meta"] = {**cast("Mapping[str, Any]", raw_meta), SERVER_INFO_META_KEY: dict(server_info)}
+    return result

@@ -1,0 +1,239 @@
+"""The low-level `Server`: a registry of `async (ctx, params)` handlers, its identity and capabilities."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeAlias
+
+import anyio
+import mcp_types as types
+from pydantic import BaseModel
+
+from mcpdi._core_context import LifespanT, ServerRequestContext
+from mcpdi._runner import Runner
+
+__all__ = ("HandlerEntry", "Server")
+
+Handler: TypeAlias = Callable[[ServerRequestContext[Any], Any], Awaitable[Any]]
+"""A registered request handler, erased: `(ctx, params) -> result`."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandlerEntry:
+    """A handler and the params model its requests are validated against."""
+
+    params_type: type[BaseModel]
+    handler: Handler
+
+
+@asynccontextmanager
+async def _no_lifespan(server: Server[Any]) -> AsyncGenerator[dict[str, Any]]:
+    yield {}
+
+
+async def _answer_ping(
+    ctx: ServerRequestContext[Any], params: types.RequestParams | None
+) -> types.EmptyResult:
+    return types.EmptyResult()
+
+
+class Server(Generic[LifespanT]):
+    """A hand-written MCP server: one async handler per protocol method.
+
+    Each handler is `async (ctx: ServerRequestContext, params) -> result` with `mcp_types`
+    params and results; the server advertises a capability exactly when its handlers are
+    set. It serves both protocol eras (the `initialize` handshake up to 2025-11-25, and
+    2026-07-28 with its per-request envelope and `server/discover`); `ping`, `initialize`,
+    `server/discover` and `logging/setLevel` are answered built in.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        version: str = "",
+        title: str | None = None,
+        description: str | None = None,
+        instructions: str | None = None,
+        website_url: str | None = None,
+        icons: list[types.Icon] | None = None,
+        lifespan: Callable[[Server[LifespanT]], AbstractAsyncContextManager[LifespanT]] = _no_lifespan,
+        get_tool_input_schema: Callable[[str], Mapping[str, Any] | None] | None = None,
+        on_list_tools: Callable[
+            [ServerRequestContext[LifespanT], types.PaginatedRequestParams | None],
+            Awaitable[types.ListToolsResult],
+        ]
+        | None = None,
+        on_call_tool: Callable[
+            [ServerRequestContext[LifespanT], types.CallToolRequestParams],
+            Awaitable[types.CallToolResult | types.InputRequiredResult],
+        ]
+        | None = None,
+        on_list_resources: Callable[
+            [ServerRequestContext[LifespanT], types.PaginatedRequestParams | None],
+            Awaitable[types.ListResourcesResult],
+        ]
+        | None = None,
+        on_list_resource_templates: Callable[
+            [ServerRequestContext[LifespanT], types.PaginatedRequestParams | None],
+            Awaitable[types.ListResourceTemplatesResult],
+        ]
+        | None = None,
+        on_read_resource: Callable[
+            [ServerRequestContext[LifespanT], types.ReadResourceRequestParams],
+            Awaitable[types.ReadResourceResult | types.InputRequiredResult],
+        ]
+        | None = None,
+        on_list_prompts: Callable[
+            [ServerRequestContext[LifespanT], types.PaginatedRequestParams | None],
+            Awaitable[types.ListPromptsResult],
+        ]
+        | None = None,
+        on_get_prompt: Callable[
+            [ServerRequestContext[LifespanT], types.GetPromptRequestParams],
+            Awaitable[types.GetPromptResult | types.InputRequiredResult],
+        ]
+        | None = None,
+        on_completion: Callable[
+            [ServerRequestContext[LifespanT], types.CompleteRequestParams],
+            Awaitable[types.CompleteResult],
+        ]
+        | None = None,
+        on_set_logging_level: Callable[
+            [ServerRequestContext[LifespanT], types.SetLevelRequestParams],
+            Awaitable[types.EmptyResult | None],
+        ]
+        | None = None,
+        on_ping: Callable[
+            [ServerRequestContext[LifespanT], types.RequestParams | None],
+            Awaitable[types.EmptyResult],
+        ] = _answer_ping,
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.title = title
+        self.description = description
+        self.instructions = instructions
+        self.website_url = website_url
+        self.icons = icons
+        self.lifespan = lifespan
+        self.get_tool_input_schema = get_tool_input_schema
+        self.on_set_logging_level = on_set_logging_level
+        self._handlers: dict[str, HandlerEntry] = {}
+        registrations: list[tuple[str, type[BaseModel], Handler | None]] = [
+            ("ping", types.RequestParams, on_ping),
+            ("tools/list", types.PaginatedRequestParams, on_list_tools),
+            ("tools/call", types.CallToolRequestParams, on_call_tool),
+            ("resources/list", types.PaginatedRequestParams, on_list_resources),
+            ("resources/templates/list", types.PaginatedRequestParams, on_list_resource_templates),
+            ("resources/read", types.ReadResourceRequestParams, on_read_resource),
+            ("prompts/list", types.PaginatedRequestParams, on_list_prompts),
+            ("prompts/get", types.GetPromptRequestParams, on_get_prompt),
+            ("completion/complete", types.CompleteRequestParams, on_completion),
+        ]
+        for method, params_type, handler in registrations:
+            if handler is not None:
+                self._handlers[method] = HandlerEntry(params_type, handler)
+        self._server_info_wire: dict[str, Any] | None = None
+
+    def add_request_handler(
+        self,
+        method: str,
+        params_type: type[BaseModel],
+        handler: Callable[[ServerRequestContext[LifespanT], Any], Awaitable[Any]],
+    ) -> None:
+        """Serve `method` (a spec method or your own) with `handler(ctx, params_type instance)`.
+
+        Spec methods stay gated by protocol version (`ping` does not exist at 2026-07-28,
+        whoever handles it); the built-in `initialize`, `server/discover` and
+        `logging/setLevel` cannot be replaced.
+        """
+        if method in ("initialize", "server/discover", "logging/setLevel"):
+            msg = (
+                f"{method!r} is answered by the server itself and cannot be replaced; "
+                "pass instructions=/on_set_logging_level= to Server(...) instead"
+            )
+            raise ValueError(msg)
+        self._handlers[method] = HandlerEntry(params_type, handler)
+
+    def handler_for(self, method: str) -> HandlerEntry | None:
+        """The registered handler of `method`, if any."""
+        return self._handlers.get(method)
+
+    @property
+    def server_info(self) -> types.Implementation:
+        """The server's identity as sent in `serverInfo`."""
+        return types.Implementation(
+            name=self.name,
+            version=self.version,
+            title=self.title,
+            description=self.description,
+            website_url=self.website_url,
+            icons=self.icons,
+        )
+
+    @property
+    def server_info_wire(self) -> dict[str, Any]:
+        """`server_info` in wire form (computed once)."""
+        if self._server_info_wire is None:
+            self._server_info_wire = self.server_info.model_dump(
+                by_alias=True, mode="json", exclude_none=True
+            )
+        return self._server_info_wire
+
+    def capabilities(self, era: Literal["legacy", "modern"] = "legacy") -> types.ServerCapabilities:
+        """What this server serves, derived from its handlers.
+
+        No list-changed notifications or resource subscriptions are delivered, so those
+        flags are false in both eras. `logging` is advertised in the handshake era because
+        `logging/setLevel` is always answered there (handlers can always `ctx.log`).
+        """
+        served = self._handlers
+        return types.ServerCapabilities(
+            tools=types.ToolsCapability(list_changed=False) if "tools/list" in served else None,
+            resources=types.ResourcesCapability(subscribe=False, list_changed=False)
+            if "resources/list" in served or "resources/templates/list" in served
+            else None,
+            prompts=types.PromptsCapability(list_changed=False) if "prompts/list" in served else None,
+            completions=types.CompletionsCapability() if "completion/complete" in served else None,
+            logging=types.LoggingCapability() if era == "legacy" else None,
+        )
+
+    @asynccontextmanager
+    async def running(self) -> AsyncGenerator[Runner[LifespanT]]:
+        """Enter the lifespan once and yield the `Runner` that answers messages until exit."""
+        async with self.lifespan(self) as lifespan_context:
+            yield Runner(self, lifespan_context)
+
+    def streamable_http_app(self, **options: Any) -> Any:
+        """A Starlette app serving this server over Streamable HTTP (both eras)."""
+        transport = importlib.import_module("mcpdi_transport")
+        return transport.build_http_app(self, **options)
+
+    def run(
+        self,
+        transport: Literal["stdio", "streamable-http"] = "stdio",
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+    ) -> None:
+        """Serve until stopped: on stdin/stdout, or over Streamable HTTP on `host:port`."""
+        module = importlib.import_module("mcpdi_transport")
+        if transport == "stdio":
+            outcome = module.serve_stdio(self)
+        elif transport == "streamable-http":
+            outcome = module.serve_http(self, host=host, port=port)
+        else:
+            msg = f"unknown transport {transport!r}; use 'stdio' or 'streamable-http'"
+            raise ValueError(msg)
+        if inspect.isawaitable(outcome):
+            awaitable: Awaitable[Any] = outcome
+
+            async def wait() -> None:
+                await awaitable
+
+            anyio.run(wait)

@@ -1,0 +1,349 @@
+"""`Runner`: one parsed JSON-RPC message in, the response out, in either protocol era (sans-IO)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Generic, Literal, cast
+
+import anyio
+import mcp_types as types
+from mcp_types import methods
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel, ValidationError
+
+from mcpdi._core_context import LifespanT, ServerRequestContext
+from mcpdi._core_tool_schema import find_tool_input_schema
+from mcpdi._envelope import (
+    Envelope,
+    describe_validation_error,
+    has_modern_envelope,
+    read_envelope,
+    stamp_modern_result,
+)
+from mcpdi._errors import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    UNSUPPORTED_VERSION,
+    MCPError,
+)
+from mcpdi._jsonrpc import (
+    Invalid,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    classify_message,
+    error_response,
+    result_response,
+)
+
+if TYPE_CHECKING:
+    from mcpdi._connection import Connection, Peer
+    from mcpdi._lowlevel import HandlerEntry, Server
+
+__all__ = ("Runner",)
+
+logger = logging.getLogger("mcpdi")
+
+_PRE_INITIALIZE_METHODS = frozenset({"ping"})
+
+
+def _method_not_found(method: str) -> MCPError:
+    return MCPError(METHOD_NOT_FOUND, "Method not found", method)
+
+
+def _invalid_params(method: str, error: ValidationError, *, skip: int = 0) -> MCPError:
+    detail = describe_validation_error(error, skip=skip)
+    return MCPError(INVALID_PARAMS, f"Invalid params for {method!r}: {detail}")
+
+
+def _dump(result: object) -> dict[str, Any]:
+    if result is None:
+        return {}
+    if isinstance(result, BaseModel):
+        # A malformed model is caught by the per-version validation that follows; no warning spam.
+        return result.model_dump(by_alias=True, mode="json", exclude_none=True, warnings=False)
+    if isinstance(result, Mapping):
+        return dict(cast("Mapping[str, Any]", result))
+    msg = f"handler returned {type(result).__name__}; return an mcp_types result model, a dict or None"
+    raise TypeError(msg)
+
+
+class Runner(Generic[LifespanT]):
+    """Answers JSON-RPC messages for a `Server` whose lifespan is entered (`Server.running()`).
+
+    Transports call `handle` once per inbound message, each request in its own task, and
+    route the client's responses to their own pending server-to-client requests. `handle`
+    never raises for a peer's mistake: it answers with a JSON-RPC error instead.
+    """
+
+    def __init__(self, server: Server[LifespanT], lifespan_context: LifespanT) -> None:
+        self.server = server
+        self.lifespan_context = lifespan_context
+
+    async def handle(
+        self, message: Mapping[str, Any], connection: Connection, peer: Peer
+    ) -> dict[str, Any] | None:
+        """Answer one parsed JSON-RPC message.
+
+        Returns the response object for a request (or an invalid message), and None for a
+        notification, a client response, and a request cancelled by
+        `notifications/cancelled` (a cancelled request is not answered).
+        """
+        kind = classify_message(message)
+        if isinstance(kind, Request):
+            return await self._answer(kind, connection, peer)
+        if isinstance(kind, Notification):
+            self._take_notification(kind, connection)
+            return None
+        if isinstance(kind, Invalid):
+            return error_response(kind.id, kind.error)
+        assert isinstance(kind, Response)
+        return None
+
+    def cancel(self, connection: Connection, request_id: RequestId) -> bool:
+        """Cancel the in-flight handler of `request_id` on `connection`; False if none runs."""
+        scope = connection.in_flight.get(request_id)
+        if scope is None:
+            return False
+        scope.cancel()
+        return True
+
+    async def tool_input_schema(
+        self, name: str, *, meta: Mapping[str, Any] | None = None, peer: Peer | None = None
+    ) -> Mapping[str, Any] | None:
+        """The `inputSchema` of tool `name`, for `Mcp-Param-*` validation; None: skip validation.
+
+        Asks `get_tool_input_schema` when set, else runs the `tools/list` handler (paging)
+        with the caller's envelope `meta`. Any failure or an unknown tool gives None.
+        """
+        return await find_tool_input_schema(self, name, meta=meta, peer=peer)
+
+    # -- notifications -------------------------------------------------------------
+
+    def _take_notification(self, note: Notification, connection: Connection) -> None:
+        if note.method == "notifications/cancelled":
+            request_id = (note.params or {}).get("requestId")
+            if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+                self.cancel(connection, request_id)
+        elif note.method == "notifications/initialized":
+            if connection.era != "modern":
+                connection.initialized = True
+        else:
+            logger.debug("ignored notification %r", note.method)
+
+    # -- requests --------------------------------------------------------------------
+
+    async def _answer(self, request: Request, connection: Connection, peer: Peer) -> dict[str, Any] | None:
+        result: dict[str, Any] = {}
+        try:
+            with anyio.CancelScope() as scope:
+                if request.method != "initialize":  # initialize must not be cancelled
+                    connection.in_flight[request.id] = scope
+                try:
+                    result = await self._dispatch(request, connection, peer)
+                finally:
+                    if connection.in_flight.get(request.id) is scope:
+                        del connection.in_flight[request.id]
+            if scope.cancelled_caught:
+                return None
+            return result_response(request.id, result)
+        except MCPError as error:
+            return error_response(request.id, error)
+
+    def _choose_era(self, request: Request, connection: Connection) -> Literal["legacy", "modern"]:
+        claims_modern = request.method != "initialize" and has_modern_envelope(request.params)
+        if connection.era == "unset":
+            if claims_modern:
+                return "modern"  # locked once the envelope proves valid
+            connection.era = "legacy"
+            return "legacy"
+        if connection.era == "legacy":
+            if claims_modern and connection.locks_era:
+                msg = (
+                    "this connection serves the handshake protocol era; "
+                    "requests carrying the 2026-07-28 envelope are not accepted on it"
+                )
+                raise MCPError(INVALID_REQUEST, msg)
+            return "legacy"
+        if request.method == "initialize" and connection.locks_era:
+            requested = (request.params or {}).get("protocolVersion")
+            data: dict[str, Any] = {"supported": list(MODERN_PROTOCOL_VERSIONS)}
+            if isinstance(requested, str):
+                data["requested"] = requested
+            msg = "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted"
+            raise MCPError(UNSUPPORTED_VERSION, msg, data)
+        return "modern"
+
+    async def _dispatch(self, request: Request, connection: Connection, peer: Peer) -> dict[str, Any]:
+        if self._choose_era(request, connection) == "modern":
+            envelope = read_envelope(request.params)
+            if isinstance(envelope, MCPError):
+                raise envelope
+            if connection.era == "unset":
+                connection.era = "modern"
+            return await self._modern(request, envelope, connection, peer)
+        if request.method == "initialize":
+            return self._initialize(request, connection)
+        return await self._legacy(request, connection, peer)
+
+    def _entry(self, method: str, version: str) -> HandlerEntry:
+        if method in methods.SPEC_CLIENT_METHODS and (method, version) not in methods.CLIENT_REQUESTS:
+            raise _method_not_found(method)
+        entry = self.server.handler_for(method)
+        if entry is None:
+            raise _method_not_found(method)
+        return entry
+
+    def _parse_params(
+        self, method: str, version: str, params: Mapping[str, Any] | None, params_type: type[BaseModel]
+    ) -> Any:
+        try:
+            if method in methods.SPEC_CLIENT_METHODS:
+                methods.validate_client_request(method, version, params)
+        except ValidationError as error:
+            raise _invalid_params(method, error, skip=1) from None
+        try:
+            return params_type.model_validate({} if params is None else params, by_name=False)
+        except ValidationError as error:
+            raise _invalid_params(method, error) from None
+
+    async def _modern(
+        self, request: Request, envelope: Envelope, connection: Connection, peer: Peer
+    ) -> dict[str, Any]:
+        method, version = request.method, envelope.protocol_version
+        meta = cast("Mapping[str, Any]", (request.params or {}).get("_meta"))
+        context = ServerRequestContext(
+            lifespan_context=self.lifespan_context,
+            protocol_version=version,
+            era="modern",
+            method=method,
+            request_id=request.id,
+            meta=meta,
+            client_capabilities=envelope.client_capabilities,
+            client_info=envelope.client_info,
+            connection=connection,
+            peer=peer,
+            requested_log_level=envelope.log_level,
+        )
+        if method == "server/discover":
+            self._parse_params(method, version, request.params, types.RequestParams)
+            result: object = types.DiscoverResult(
+                supported_versions=list(MODERN_PROTOCOL_VERSIONS),
+                capabilities=self.server.capabilities("modern"),
+                instructions=self.server.instructions,
+            )
+        else:
+            entry = self._entry(method, version)
+            params = self._parse_params(method, version, request.params, entry.params_type)
+            result = await self._call(entry, context, params)
+        params_dict = request.params or {}
+        retry = "inputResponses" in params_dict or "requestState" in params_dict
+        try:
+            wire = stamp_modern_result(
+                _dump(result),
+                server_info=self.server.server_info_wire,
+                cacheable=method in methods.CACHEABLE_METHODS,
+                cache=not retry,
+            )
+        except TypeError:
+            logger.exception("handler for %r returned an unsupported value", method)
+            raise MCPError(INTERNAL_ERROR, "Handler returned an invalid result") from None
+        return self._sieve(method, version, wire)
+
+    def _initialize(self, request: Request, connection: Connection) -> dict[str, Any]:
+        try:
+            params = types.InitializeRequestParams.model_validate(request.params or {}, by_name=False)
+        except ValidationError as error:
+            raise _invalid_params("initialize", error) from None
+        requested = params.protocol_version
+        version = requested if requested in HANDSHAKE_PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
+        connection.protocol_version = version
+        connection.client_capabilities = params.capabilities
+        connection.client_info = params.client_info
+        # The gate opens once initialize is answered (clients may pipeline the next request).
+        connection.initialized = True
+        result = types.InitializeResult(
+            protocol_version=version,
+            capabilities=self.server.capabilities("legacy"),
+            server_info=self.server.server_info,
+            instructions=self.server.instructions,
+        )
+        return self._sieve("initialize", version, _dump(result))
+
+    async def _legacy(self, request: Request, connection: Connection, peer: Peer) -> dict[str, Any]:
+        method = request.method
+        version = connection.protocol_version or LATEST_HANDSHAKE_VERSION
+        if method == "logging/setLevel":
+            if (method, version) not in methods.CLIENT_REQUESTS:
+                raise _method_not_found(method)
+            entry = None
+        else:
+            entry = self._entry(method, version)
+        if not connection.initialized and method not in _PRE_INITIALIZE_METHODS:
+            msg = f"Received {method!r} before initialization; send 'initialize' first"
+            raise MCPError(INVALID_PARAMS, msg)
+        params_type = types.SetLevelRequestParams if entry is None else entry.params_type
+        params = self._parse_params(method, version, request.params, params_type)
+        meta = (request.params or {}).get("_meta")
+        context = ServerRequestContext(
+            lifespan_context=self.lifespan_context,
+            protocol_version=connection.protocol_version,
+            era="legacy",
+            method=method,
+            request_id=request.id,
+            meta=cast("Mapping[str, Any] | None", meta if isinstance(meta, Mapping) else None),
+            client_capabilities=connection.client_capabilities,
+            client_info=connection.client_info,
+            connection=connection,
+            peer=peer,
+        )
+        if entry is None:
+            result = await self._set_level(context, cast("types.SetLevelRequestParams", params))
+        else:
+            result = await self._call(entry, context, params)
+        try:
+            dumped = _dump(result)
+        except TypeError:
+            logger.exception("handler for %r returned an unsupported value", method)
+            raise MCPError(INTERNAL_ERROR, "Handler returned an invalid result") from None
+        return self._sieve(method, version, dumped)
+
+    async def _set_level(
+        self, context: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> object:
+        context.connection.log_level = params.level
+        handler = self.server.on_set_logging_level
+        if handler is None:
+            return types.EmptyResult()
+        return await self._call_handler(handler, context, params, "logging/setLevel")
+
+    async def _call(self, entry: HandlerEntry, context: ServerRequestContext[Any], params: Any) -> object:
+        return await self._call_handler(entry.handler, context, params, context.method)
+
+    async def _call_handler(
+        self, handler: Any, context: ServerRequestContext[Any], params: Any, method: str
+    ) -> object:
+        try:
+            return await handler(context, params)
+        except MCPError:
+            raise
+        except ValidationError as error:
+            logger.info("handler for %r rejected its input: %s", method, error)
+            raise _invalid_params(method, error) from None
+        except Exception:
+            logger.exception("handler for %r raised", method)
+            raise MCPError(INTERNAL_ERROR, "Internal server error") from None
+
+    def _sieve(self, method: str, version: str, result: dict[str, Any]) -> dict[str, Any]:
+        """Validate a spec method's result against `version`'s schema and keep only its fields."""
+        if method not in methods.SPEC_CLIENT_METHODS:
+            return result
+        try:
+            return methods.serialize_server_result(method, version, result)
+        except ValidationError:
+            logger.exception("handler for %r returned a result that is invalid at %s", method, version)
+            raise MCPError(INTERNAL_ERROR, "Handler returned an invalid result") from None

@@ -1,0 +1,445 @@
+"""Sealed `requestState`: a versioned, authenticated, expiring token bound to one call."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import math
+import re
+import secrets
+import time
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, cast
+
+__all__ = (
+    "COMPRESS_ABOVE",
+    "MAX_PAYLOAD_SIZE",
+    "MAX_TOKEN_SIZE",
+    "MIN_KEY_BYTES",
+    "Binding",
+    "HmacCodec",
+    "InvalidRequestState",
+    "RequestStateSecurity",
+    "StateCodec",
+    "arguments_digest",
+    "b64url_decode",
+    "b64url_encode",
+    "compact_json",
+    "pack_payload",
+    "unpack_payload",
+)
+
+MIN_KEY_BYTES: Final = 32
+MAX_TOKEN_SIZE: Final = 1 << 20
+"""Longest token `RequestStateSecurity.open` looks at, in characters (1 MiB)."""
+MAX_PAYLOAD_SIZE: Final = 8 << 20
+"""Largest decompressed payload `unpack_payload` produces."""
+COMPRESS_ABOVE: Final = 1024
+"""Payloads longer than this are zlib-compressed when that makes them smaller."""
+
+_FORMAT_JSON: Final = 0x01
+_FORMAT_ZLIB_JSON: Final = 0x02
+_CLAIMS_VERSION: Final = 1
+_HMAC_PREFIX: Final = "v1."
+_KID_BYTES: Final = 4
+_MAC_BYTES: Final = 32
+_B64URL: Final = re.compile(r"[A-Za-z0-9_-]*")
+
+# One random key per process: enough for a single worker; several workers must share keys.
+_PROCESS_KEY: Final = secrets.token_bytes(MIN_KEY_BYTES)
+
+
+class InvalidRequestState(Exception):
+    """A `requestState` that cannot be trusted. `reason` is for server logs, never for the peer."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"invalid requestState: {reason}")
+
+
+class StateCodec(Protocol):
+    """Turns bytes into a token only the server can have made, and back.
+
+    `open` raises `InvalidRequestState` for any token it did not seal (or cannot trust); any
+    other exception is an outage (a KMS being down), not the peer's fault.
+    """
+
+    def seal(self, plaintext: bytes) -> str: ...
+
+    def open(self, token: str) -> bytes: ...
+
+
+def b64url_encode(data: bytes) -> str:
+    """Unpadded base64url."""
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def b64url_decode(text: str) -> bytes:
+    """Strict inverse of `b64url_encode`: raises ValueError for padding, foreign characters, or
+    a last character with stray low bits (so each byte string has exactly one encoding)."""
+    if not _B64URL.fullmatch(text) or len(text) % 4 == 1:
+        msg = "not unpadded base64url"
+        raise ValueError(msg)
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if b64url_encode(data) != text:
+        msg = "not canonical base64url (stray bits in the last character)"
+        raise ValueError(msg)
+    return data
+
+
+def compact_json(value: Any, *, sort_keys: bool = False) -> bytes:
+    """Compact UTF-8 JSON; lone surrogates survive (`surrogatepass`), NaN and infinities do not."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, sort_keys=sort_keys)
+    return text.encode("utf-8", "surrogatepass")
+
+
+def pack_payload(value: Any) -> bytes:
+    """Compact JSON behind a format byte: 0x01 plain, 0x02 zlib (used above `COMPRESS_ABOVE` bytes
+    when it saves space)."""
+    data = compact_json(value)
+    if len(data) > COMPRESS_ABOVE:
+        squeezed = zlib.compress(data, 6)
+        if len(squeezed) < len(data):
+            return bytes((_FORMAT_ZLIB_JSON,)) + squeezed
+    return bytes((_FORMAT_JSON,)) + data
+
+
+def _reject_constant(name: str) -> Any:
+    msg = f"{name} is not JSON"
+    raise ValueError(msg)
+
+
+def unpack_payload(data: bytes, *, max_size: int = MAX_PAYLOAD_SIZE) -> Any:
+    """Inverse of `pack_payload`; raises `InvalidRequestState` for anything it did not produce."""
+    if not data:
+        msg = "payload is empty"
+        raise InvalidRequestState(msg)
+    fmt, body = data[0], data[1:]
+    if fmt == _FORMAT_ZLIB_JSON:
+        inflater = zlib.decompressobj()
+        try:
+            body = inflater.decompress(body, max_size + 1)
+        except zlib.error as exc:
+            msg = f"payload does not decompress ({exc})"
+            raise InvalidRequestState(msg) from None
+        if len(body) > max_size or inflater.unconsumed_tail:
+            msg = f"payload decompresses to more than {max_size} bytes"
+            raise InvalidRequestState(msg)
+        if not inflater.eof or inflater.unused_data:
+            msg = "payload is not exactly one zlib stream"
+            raise InvalidRequestState(msg)
+    elif fmt != _FORMAT_JSON:
+        msg = f"payload format 0x{fmt:02x} is unknown"
+        raise InvalidRequestState(msg)
+    elif len(body) > max_size:
+        msg = f"payload is larger than {max_size} bytes"
+        raise InvalidRequestState(msg)
+    try:
+        return json.loads(body.decode("utf-8", "surrogatepass"), parse_constant=_reject_constant)
+    except ValueError as exc:  # also UnicodeDecodeError and JSONDecodeError
+        msg = f"payload is not JSON ({exc})"
+        raise InvalidRequestState(msg) from None
+
+
+def arguments_digest(arguments: Mapping[str, Any] | None) -> str:
+    """A short digest of a call's raw arguments (sorted-key compact JSON); None is the same as {}.
+
+    Raises TypeError when an argument is not a JSON value.
+    """
+    try:
+        text = json.dumps(arguments or {}, separators=(",", ":"), sort_keys=True, ensure_ascii=True)
+    except TypeError as exc:
+        msg = f"tool arguments must be JSON values to bind a requestState to them: {exc}"
+        raise TypeError(msg) from exc
+    return b64url_encode(hashlib.sha256(text.encode("ascii")).digest()[:16])
+
+
+def _key_bytes(position: int, key: object) -> bytes:
+    if isinstance(key, str):
+        key = key.encode("utf-8")
+    if not isinstance(key, bytes | bytearray):
+        msg = (
+            f"requestState key #{position} is {type(key).__name__}; pass bytes or str "
+            "(str keys are used as UTF-8)"
+        )
+        raise TypeError(msg)
+    if len(key) < MIN_KEY_BYTES:
+        msg = (
+            f"requestState key #{position} is {len(key)} bytes; use at least {MIN_KEY_BYTES} random "
+            "bytes, e.g. secrets.token_urlsafe(32)"
+        )
+        raise ValueError(msg)
+    return bytes(key)
+
+
+class HmacCodec:
+    """HMAC-SHA256 over a key ring: the first key seals, every key verifies.
+
+    Token: `"v1." + base64url_nopad(kid[4] || plaintext || mac[32])`, where per key
+    `kid = HMAC(key, "mcpdi/request-state/v1/kid")[:4]` and the MAC is
+    `HMAC(HMAC(key, "mcpdi/request-state/v1/mac"), "v1." || kid || plaintext)`. The plaintext
+    is authenticated, not hidden: plug in an AEAD codec when the client must not read it.
+    """
+
+    __slots__ = ("_ring",)
+
+    def __init__(self, keys: Sequence[bytes | str]) -> None:
+        if isinstance(keys, str | bytes):
+            msg = "HmacCodec takes a sequence of keys; wrap a single key in a list: HmacCodec([key])"
+            raise TypeError(msg)
+        if not keys:
+            msg = "HmacCodec needs at least one key; the first one seals"
+            raise ValueError(msg)
+        ring: list[tuple[bytes, bytes]] = []
+        for position, key in enumerate(keys, start=1):
+            secret = _key_bytes(position, key)
+            kid = hmac.digest(secret, b"mcpdi/request-state/v1/kid", "sha256")[:_KID_BYTES]
+            ring.append((kid, hmac.digest(secret, b"mcpdi/request-state/v1/mac", "sha256")))
+        self._ring: tuple[tuple[bytes, bytes], ...] = tuple(ring)
+
+    @staticmethod
+    def _mac(mac_key: bytes, kid: bytes, plaintext: bytes) -> bytes:
+        return hmac.digest(mac_key, _HMAC_PREFIX.encode("ascii") + kid + plaintext, "sha256")
+
+    def seal(self, plaintext: bytes) -> str:
+        kid, mac_key = self._ring[0]
+        return _HMAC_PREFIX + b64url_encode(kid + plaintext + self._mac(mac_key, kid, plaintext))
+
+    def open(self, token: str) -> bytes:
+        if not token.startswith(_HMAC_PREFIX):
+            msg = f"token does not start with {_HMAC_PREFIX!r}"
+            raise InvalidRequestState(msg)
+        try:
+            raw = b64url_decode(token[len(_HMAC_PREFIX) :])
+        except ValueError as exc:
+            msg = f"token body is {exc}"
+            raise InvalidRequestState(msg) from None
+        if len(raw) < _KID_BYTES + _MAC_BYTES:
+            msg = f"token body is {len(raw)} bytes, too short for a key id and a MAC"
+            raise InvalidRequestState(msg)
+        kid, plaintext, tag = raw[:_KID_BYTES], raw[_KID_BYTES:-_MAC_BYTES], raw[-_MAC_BYTES:]
+        candidates = [mac_key for ring_kid, mac_key in self._ring if ring_kid == kid]
+        if not candidates:
+            msg = f"token was sealed with a key that is not in the ring (key id {kid.hex()})"
+            raise InvalidRequestState(msg)
+        for mac_key in candidates:
+            if hmac.compare_digest(self._mac(mac_key, kid, plaintext), tag):
+                return plaintext
+        msg = f"token MAC does not verify (key id {kid.hex()})"
+        raise InvalidRequestState(msg)
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """What a token is bound to: the call that received it must be the call it was sealed for.
+
+    `target` is the tool or prompt name or the resource URI; `audience` names the server;
+    `principal` identifies the authenticated caller (None when there is none).
+    """
+
+    method: str
+    target: str
+    arguments_digest: str
+    audience: str
+    principal: str | None = None
+
+    @classmethod
+    def of(
+        cls,
+        method: str,
+        target: str,
+        arguments: Mapping[str, Any] | None,
+        *,
+        audience: str,
+        principal: str | None = None,
+    ) -> Binding:
+        return cls(method, target, arguments_digest(arguments), audience, principal)
+
+
+def _principal_tag(principal: str) -> str:
+    digest = hashlib.sha256(b"mcpdi/request-state/principal\x00" + principal.encode("utf-8", "surrogatepass"))
+    return b64url_encode(digest.digest()[:16])
+
+
+def _timestamp(seconds: float) -> int | float:
+    rounded = round(seconds, 3)
+    return int(rounded) if rounded.is_integer() else rounded
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
+@dataclass(frozen=True, slots=True)
+class _Claims:
+    issued_at: float
+    expires_at: float
+    method: str
+    target: str
+    arguments: str
+    audience: str
+    principal: str | None
+    inner: dict[str, Any]
+
+    @classmethod
+    def parse(cls, value: Any) -> _Claims:
+        if not isinstance(value, dict):
+            msg = f"claims are {type(value).__name__}, not an object"
+            raise InvalidRequestState(msg)
+        claims = cast("dict[str, Any]", value)
+        if claims.get("v") != _CLAIMS_VERSION:
+            msg = f"claims version is {claims.get('v')!r}, not {_CLAIMS_VERSION}"
+            raise InvalidRequestState(msg)
+        for name in ("iat", "exp"):
+            stamp = claims.get(name)
+            if isinstance(stamp, bool) or not isinstance(stamp, int | float) or not math.isfinite(stamp):
+                msg = f"claim {name!r} is missing or not a number"
+                raise InvalidRequestState(msg)
+        for name in ("m", "t", "a", "aud"):
+            if not isinstance(claims.get(name), str):
+                msg = f"claim {name!r} is missing or not a string"
+                raise InvalidRequestState(msg)
+        principal = claims.get("p")
+        if principal is not None and not isinstance(principal, str):
+            msg = "claim 'p' is not a string"
+            raise InvalidRequestState(msg)
+        inner = claims.get("s")
+        if not isinstance(inner, dict):
+            msg = "claim 's' is missing or not an object"
+            raise InvalidRequestState(msg)
+        return cls(
+            float(claims["iat"]),
+            float(claims["exp"]),
+            claims["m"],
+            claims["t"],
+            claims["a"],
+            claims["aud"],
+            principal,
+            cast("dict[str, Any]", inner),
+        )
+
+
+class RequestStateSecurity:
+    """Seals inner state into a `requestState` token and opens it again for the same call.
+
+    keys: a ring of secrets (bytes, or str used as UTF-8, each at least 32 bytes); the first
+        seals, all verify, so rotate by putting the new key first. Share them between workers.
+        None (and no codec) means a random key per process: tokens die with the process.
+    ttl: seconds a token stays valid; each round re-seals, so it bounds think time per round.
+    audience: replaces `Binding.audience` on both sides, e.g. one name for a service deployed
+        under several server names.
+    codec: a `StateCodec` instead of keys (AEAD, KMS).
+    clock: seconds since the epoch; max_skew: how far `iat` may lie in the future.
+    max_token_size: longer tokens are refused before any decoding.
+    """
+
+    __slots__ = ("_clock", "_codec", "audience", "ephemeral", "max_skew", "max_token_size", "ttl")
+
+    def __init__(
+        self,
+        keys: Sequence[bytes | str] | None = None,
+        *,
+        ttl: float = 600.0,
+        audience: str | None = None,
+        codec: StateCodec | None = None,
+        clock: Callable[[], float] = time.time,
+        max_skew: float = 60.0,
+        max_token_size: int = MAX_TOKEN_SIZE,
+    ) -> None:
+        if keys is not None and codec is not None:
+            msg = "RequestStateSecurity takes keys or a codec, not both; a codec holds its own keys"
+            raise ValueError(msg)
+        if not (math.isfinite(ttl) and ttl > 0):
+            msg = f"RequestStateSecurity ttl must be a positive number of seconds, not {ttl!r}"
+            raise ValueError(msg)
+        if not (math.isfinite(max_skew) and max_skew >= 0):
+            msg = f"RequestStateSecurity max_skew must be zero or more seconds, not {max_skew!r}"
+            raise ValueError(msg)
+        self.ephemeral = keys is None and codec is None
+        self._codec: StateCodec = (
+            codec if codec is not None else HmacCodec([_PROCESS_KEY] if keys is None else keys)
+        )
+        self.ttl = float(ttl)
+        self.audience = audience
+        self._clock = clock
+        self.max_skew = float(max_skew)
+        self.max_token_size = max_token_size
+
+    def seal(self, binding: Binding, inner: Mapping[str, Any]) -> str:
+        """A token carrying `inner` (JSON values only) for the call `binding` describes."""
+        now = self._clock()
+        claims: dict[str, Any] = {
+            "v": _CLAIMS_VERSION,
+            "iat": _timestamp(now),
+            "exp": _timestamp(now + self.ttl),
+            "m": binding.method,
+            "t": binding.target,
+            "a": binding.arguments_digest,
+            "aud": self.audience if self.audience is not None else binding.audience,
+        }
+        if binding.principal is not None:
+            claims["p"] = _principal_tag(binding.principal)
+        claims["s"] = dict(inner)
+        try:
+            payload = pack_payload(claims)
+        except (TypeError, ValueError) as exc:
+            msg = f"requestState inner state must hold JSON values only: {exc}"
+            raise type(exc)(msg) from exc
+        return self._codec.seal(payload)
+
+    def open(self, token: object, binding: Binding) -> dict[str, Any]:
+        """The inner state of a token sealed by `seal` for this same call, still in time.
+
+        Raises `InvalidRequestState` for anything else, including a non-string `token`.
+        """
+        if not isinstance(token, str):
+            msg = f"token is {type(token).__name__}, not a string"
+            raise InvalidRequestState(msg)
+        if not token:
+            msg = "token is empty"
+            raise InvalidRequestState(msg)
+        if len(token) > self.max_token_size:
+            msg = f"token is {len(token)} characters, over the limit of {self.max_token_size}"
+            raise InvalidRequestState(msg)
+        claims = _Claims.parse(unpack_payload(self._codec.open(token)))
+        self._check_time(claims)
+        self._check_binding(claims, binding)
+        return claims.inner
+
+    def _check_time(self, claims: _Claims) -> None:
+        now = self._clock()
+        if claims.issued_at > now + self.max_skew:
+            msg = (
+                f"token was issued {claims.issued_at - now:.1f} s in the future "
+                f"(more than the allowed skew of {self.max_skew:g} s)"
+            )
+            raise InvalidRequestState(msg)
+        # Our own ttl caps older, longer-lived tokens after a policy change.
+        expires_at = min(claims.expires_at, claims.issued_at + self.ttl)
+        if now >= expires_at:
+            msg = f"token expired {now - expires_at:.1f} s ago"
+            raise InvalidRequestState(msg)
+
+    def _check_binding(self, claims: _Claims, binding: Binding) -> None:
+        audience = self.audience if self.audience is not None else binding.audience
+        if claims.method != binding.method:
+            msg = f"token was sealed for method {_shown(claims.method)}, not {_shown(binding.method)}"
+        elif claims.target != binding.target:
+            msg = f"token was sealed for {_shown(claims.target)}, not {_shown(binding.target)}"
+        elif claims.arguments != binding.arguments_digest:
+            msg = "token was sealed for other arguments"
+        elif claims.audience != audience:
+            msg = f"token was sealed for audience {_shown(claims.audience)}, not {_shown(audience)}"
+        elif claims.principal is None and binding.principal is not None:
+            msg = "token was sealed for an anonymous caller, not an authenticated one"
+        elif claims.principal is not None and binding.principal is None:
+            msg = "token was sealed for an authenticated caller, not an anonymous one"
+        elif binding.principal is not None and claims.principal != _principal_tag(binding.principal):
+            msg = "token was sealed for another principal"
+        else:
+            return
+        raise InvalidRequestState(msg)

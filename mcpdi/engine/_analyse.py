@@ -1,0 +1,206 @@
+"""Classifying every parameter of the root and of each resolver it reaches, depth-first."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Collection, Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._annotations import context_type_of, misplaced_marker, top_level_markers
+from ._callables import CallableInfo, cleanup_kind, describe, display_name, identity_of, location_of
+from ._errors import InvalidSignature
+from ._plan import Source
+from ._resolve import Resolve
+
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One classified parameter, before steps exist (a dependency is named by identity)."""
+
+    parameter: inspect.Parameter
+    source: Source
+    hint: Any
+    context_type: type | None = None
+    optional: bool = False
+    provider: Resolve | None = None
+    annotation: Any = None
+    metadata: tuple[Any, ...] = ()
+
+
+@dataclass(slots=True)
+class Node:
+    """A function in the graph: the root or a resolver."""
+
+    identity: Hashable
+    info: CallableInfo
+    inline: bool
+    inline_from: str  # "parameter 'p' of 'owner'": where the inline flag was decided
+    first_consumer: str
+    params: list[Param] = field(default_factory=lambda: [])
+    preorder: int = 0
+    postorder: int = 0
+
+
+@dataclass(slots=True)
+class Analysis:
+    root: Node
+    nodes: dict[Hashable, Node]  # resolvers by identity, in first-visit order
+    edges: list[tuple[Hashable, Hashable]]  # consumer -> provider
+    argument_names: tuple[str, ...]
+
+
+class _Analyser:
+    def __init__(self, context_types: Collection[type], localns: Mapping[str, Any] | None) -> None:
+        self.context_types = tuple(context_types)
+        self.localns = localns
+        self.nodes: dict[Hashable, Node] = {}
+        self.edges: list[tuple[Hashable, Hashable]] = []
+        self.argument_names: tuple[str, ...] = ()
+        self.visits = 0
+        self.finished = 0
+        self.root_identity: Hashable = None
+
+    def analyse_root(self, fn: Callable[..., Any], name: str, inline: bool) -> Analysis:
+        info = describe(fn, role="Function", localns=self.localns)
+        info = CallableInfo(
+            info.fn, name, info.qualname, info.location, info.is_async, info.parameters, info.hints
+        )
+        root = Node(identity_of(fn), info, inline, "", "")
+        self.root_identity = root.identity
+        self.nodes[root.identity] = root
+        root.params = [self.classify(info, p, "Function", root_arguments=None) for p in info.parameters]
+        self.argument_names = tuple(p.parameter.name for p in root.params if p.source == "argument")
+        root.preorder = self.visits
+        self.visits += 1
+        for param in root.params:
+            if param.source == "resolved":
+                self.visit(root, param)
+        del self.nodes[root.identity]
+        return Analysis(root, self.nodes, self.edges, self.argument_names)
+
+    def visit(self, consumer: Node, param: Param) -> None:
+        marker = param.provider
+        assert marker is not None
+        fn: Any = marker.fn
+        inline = marker.inline
+        identity = identity_of(fn)
+        self.edges.append((consumer.identity, identity))
+        where = f"parameter {param.parameter.name!r} of {consumer.info.name!r}"
+        known = self.nodes.get(identity)
+        if known is not None:
+            # inline only matters for sync resolvers; the root is not a resolver (this edge is a cycle)
+            if known.inline != inline and not known.info.is_async and identity != self.root_identity:
+                msg = (
+                    f"Resolver {known.info.name!r} ({known.info.location}) is marked inline={known.inline} "
+                    f"for {known.inline_from} but inline={inline} for {where}; a resolver runs one way. "
+                    "Use the same inline flag on every Resolve(...) of it."
+                )
+                raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
+            return
+        if not callable(fn):
+            msg = (
+                f"Parameter {param.parameter.name!r} of {consumer.info.name!r} ({consumer.info.location}) "
+                f"has Resolve({fn!r}), which is not callable (of type {type(fn).__name__}). "
+                "Pass a function, a class or a callable object to Resolve(...)."
+            )
+            raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
+        kind = cleanup_kind(fn)
+        if kind is not None:
+            msg = (
+                f"Resolver {display_name(fn)!r} ({location_of(fn)}) is {kind}; cleanup resolvers "
+                "(yield, @contextmanager, @asynccontextmanager) are not supported yet. Return the value "
+                "from a plain or async function instead, and release it where it is used."
+            )
+            raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
+        info = describe(fn, role="Resolver", localns=self.localns)
+        node = Node(identity, info, inline, where, param.parameter.name, preorder=self.visits)
+        self.visits += 1
+        self.nodes[identity] = node
+        node.params = [self.classify(info, p, "Resolver", self.argument_names) for p in info.parameters]
+        for dep in node.params:
+            if dep.source == "resolved":
+                self.visit(node, dep)
+        node.postorder = self.finished
+        self.finished += 1
+
+    def classify(
+        self,
+        info: CallableInfo,
+        parameter: inspect.Parameter,
+        role: str,
+        root_arguments: tuple[str, ...] | None,
+    ) -> Param:
+        name = parameter.name
+        if parameter.kind in _VARIADIC:
+            stars = "*" if parameter.kind is inspect.Parameter.VAR_POSITIONAL else "**"
+            msg = (
+                f"{role} {info.name!r} ({info.location}) takes {stars}{name}; parameters are filled one "
+                f"by one, by name, type or resolver, so nothing can be passed there. Replace {stars}{name} "
+                "with named parameters."
+            )
+            raise InvalidSignature(msg, function=info.fn, parameter=name)
+        hint = info.hints.get(name, parameter.annotation)
+        misplaced = misplaced_marker(hint)
+        if misplaced == "union":
+            msg = (
+                f"Parameter {name!r} of {info.name!r} ({info.location}) wraps Resolve(...) in a union; "
+                "Resolve is read only at the top level of an annotation. Write "
+                "Annotated[T | None, Resolve(fn)] instead of Annotated[T, Resolve(fn)] | None."
+            )
+            raise InvalidSignature(msg, function=info.fn, parameter=name)
+        if misplaced is not None:
+            msg = (
+                f"Parameter {name!r} of {info.name!r} ({info.location}) nests Resolve(...) inside "
+                f"{misplaced}; a resolver fills a whole parameter, not the items of a container. Write "
+                f"Annotated[{misplaced}, Resolve(fn)] with a resolver that returns the whole value."
+            )
+            raise InvalidSignature(msg, function=info.fn, parameter=name)
+        context = context_type_of(hint, self.context_types)
+        if context is not None:
+            return Param(parameter, "context", hint, context_type=context[0], optional=context[1])
+        marked = top_level_markers(hint)
+        if marked is not None:
+            marker = marked.markers[0]
+            if len(marked.markers) > 1:
+                names = ", ".join(display_name(m.fn) for m in marked.markers)
+                msg = (
+                    f"Parameter {name!r} of {info.name!r} ({info.location}) has {len(marked.markers)} "
+                    f"Resolve(...) markers ({names}); one resolver fills a parameter. Keep one marker, or "
+                    "write a resolver that depends on the others and combines their values."
+                )
+                raise InvalidSignature(msg, function=info.fn, parameter=name)
+            return Param(
+                parameter,
+                "resolved",
+                hint,
+                provider=marker,
+                annotation=marked.annotation,
+                metadata=marked.metadata,
+            )
+        if root_arguments is None or name in root_arguments:
+            return Param(parameter, "argument", hint)
+        arguments = ", ".join(repr(a) for a in root_arguments) or "none"
+        contexts = ", ".join(t.__name__ for t in self.context_types) or "none declared"
+        msg = (
+            f"Resolver {info.name!r} ({info.location}) parameter {name!r} cannot be filled: it is not a call "
+            f"argument (arguments: {arguments}), not annotated with a context type ({contexts}) and not "
+            f"Annotated[_, Resolve(...)]. Rename it to a call argument, annotate it with a context type, or "
+            "annotate it as Annotated[T, Resolve(fn)]."
+        )
+        raise InvalidSignature(msg, function=info.fn, parameter=name)
+
+
+def analyse(
+    fn: Callable[..., Any],
+    *,
+    name: str,
+    inline: bool,
+    context_types: Collection[type],
+    localns: Mapping[str, Any] | None,
+) -> Analysis:
+    """Classify the root's parameters, then every resolver it reaches, depth-first in signature order."""
+    return _Analyser(context_types, localns).analyse_root(fn, name, inline)

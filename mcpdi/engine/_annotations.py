@@ -1,0 +1,89 @@
+"""Reading one parameter's annotation: its `Resolve` marker, a context type, misplaced markers."""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from ._resolve import Resolve
+
+
+@dataclass(frozen=True, slots=True)
+class Marked:
+    """A top-level `Annotated[T, ..., Resolve(fn), ...]`."""
+
+    annotation: Any  # T
+    metadata: tuple[Any, ...]  # the other extras
+    markers: tuple[Resolve, ...]
+
+
+def _is_union(tp: object) -> bool:
+    return get_origin(tp) in (Union, types.UnionType)
+
+
+def top_level_markers(hint: object) -> Marked | None:
+    if get_origin(hint) is not Annotated:
+        return None
+    metadata: tuple[Any, ...] = getattr(hint, "__metadata__", ())
+    markers = tuple(m for m in metadata if isinstance(m, Resolve))
+    if not markers:
+        return None
+    others = tuple(m for m in metadata if not isinstance(m, Resolve))
+    return Marked(annotation=get_args(hint)[0], metadata=others, markers=markers)
+
+
+def misplaced_marker(hint: object) -> str | None:
+    """Where a `Resolve` hides below the top level: "union", or the container's name (`list[...]`)."""
+    inner = get_args(hint)[0] if get_origin(hint) is Annotated else hint
+    return _search(inner, parent=None)
+
+
+def _search(tp: object, parent: object) -> str | None:
+    if get_origin(tp) is Annotated:
+        if any(isinstance(m, Resolve) for m in getattr(tp, "__metadata__", ())):
+            if parent is None or _is_union(parent):
+                return "union"
+            origin = get_origin(parent)
+            name = getattr(origin, "__name__", None) or str(origin)
+            return f"{name}[...]"
+        tp = get_args(tp)[0]
+    if isinstance(tp, str | bytes | int | bool | types.NoneType):
+        return None
+    for arg in get_args(tp):
+        if isinstance(arg, list | tuple):  # Callable[[A, B], R] nests its parameters in a list
+            for item in typing.cast("list[object] | tuple[object, ...]", arg):
+                found = _search(item, tp)
+                if found:
+                    return found
+        else:
+            found = _search(arg, tp)
+            if found:
+                return found
+    return None
+
+
+def context_type_of(hint: object, context_types: Collection[type]) -> tuple[type, bool] | None:
+    """The declared context type `hint` names (or subclasses), and whether None is allowed."""
+    if not context_types:
+        return None
+    if get_origin(hint) is Annotated:
+        hint = get_args(hint)[0]
+    optional = False
+    if _is_union(hint):
+        arms = [a for a in get_args(hint) if a is not types.NoneType]
+        if len(arms) != 1:
+            return None
+        optional = len(arms) < len(get_args(hint))
+        hint = arms[0]
+        if get_origin(hint) is Annotated:
+            hint = get_args(hint)[0]
+    origin = get_origin(hint) or hint
+    if not isinstance(origin, type):
+        return None
+    for declared in context_types:
+        if issubclass(origin, declared):
+            return declared, optional
+    return None

@@ -1,0 +1,186 @@
+"""Reading a callable once: its name, location, parameters, type hints and whether it is async."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+import sys
+import typing
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from types import FunctionType, MethodType
+from typing import Any
+
+from ._errors import InvalidSignature
+
+
+@dataclass(frozen=True, slots=True)
+class CallableInfo:
+    """What compile needs to know about one function, resolver or root."""
+
+    fn: Callable[..., Any]
+    name: str
+    qualname: str  # module:qualname
+    location: str  # file:line
+    is_async: bool
+    parameters: tuple[inspect.Parameter, ...]
+    hints: Mapping[str, Any]
+
+
+def identity_of(fn: object) -> Hashable:
+    """A resolver's identity: the same function is one step however often it is referenced."""
+    if isinstance(fn, MethodType):
+        # `svc.get` builds a new bound-method object on each access: identify by its parts.
+        return (id(fn.__func__), id(fn.__self__))
+    return id(fn)
+
+
+def _unwrap_partials_and_methods(fn: object) -> object:
+    while True:
+        if isinstance(fn, functools.partial):
+            fn = typing.cast("functools.partial[Any]", fn).func
+        elif isinstance(fn, MethodType | staticmethod | classmethod):
+            fn = typing.cast("Any", fn).__func__
+        else:
+            return fn
+
+
+def _code_target(fn: object) -> object:
+    """The object whose code and hints describe `fn` (partials, methods and instances unwrapped)."""
+    fn = _unwrap_partials_and_methods(fn)
+    if isinstance(fn, type):
+        init: object = fn.__init__
+        return init if isinstance(init, FunctionType) else fn
+    if not isinstance(fn, FunctionType) and not inspect.isbuiltin(fn) and callable(fn):
+        return type(fn).__call__  # a callable instance: its class's __call__
+    return fn
+
+
+def display_name(fn: object) -> str:
+    if isinstance(fn, functools.partial):
+        return f"partial({display_name(typing.cast('functools.partial[Any]', fn).func)})"
+    if isinstance(fn, MethodType):
+        return str(getattr(fn.__func__, "__qualname__", fn.__func__.__name__)).rsplit(".<locals>.", 1)[-1]
+    if isinstance(fn, type) or inspect.isfunction(fn) or inspect.isbuiltin(fn):
+        return str(getattr(fn, "__name__", repr(fn)))
+    if callable(fn):
+        return type(fn).__name__
+    return repr(fn)
+
+
+def qualified_name(fn: object) -> str:
+    """`module:qualname` of the code behind `fn` (a callable instance: its class)."""
+    if isinstance(fn, functools.partial):
+        inner = qualified_name(typing.cast("functools.partial[Any]", fn).func)
+        module, _, rest = inner.partition(":")
+        return f"{module}:partial({rest})"
+    if isinstance(fn, MethodType | staticmethod):
+        fn = fn.__func__
+    if not (isinstance(fn, type) or inspect.isfunction(fn) or inspect.isbuiltin(fn)):
+        fn = type(fn)
+    module = getattr(fn, "__module__", None) or "?"
+    return f"{module}:{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def location_of(fn: object) -> str:
+    """`file:line` of the code behind `fn`, the file relative to the working directory if below it."""
+    target = _code_target(fn)
+    code = getattr(inspect.unwrap(target), "__code__", None)  # pyright: ignore[reportArgumentType]
+    if code is not None and code.co_filename.startswith("<") and isinstance(fn, type):
+        code = None  # a generated __init__ (dataclasses): look for the class body's own methods
+    if code is None and isinstance(fn, type):
+        module_file = getattr(sys.modules.get(fn.__module__), "__file__", None)
+        codes = [getattr(v, "__code__", None) for v in vars(fn).values()]
+        own = [c for c in codes if c is not None and c.co_filename == module_file]
+        code = min(own, key=lambda c: c.co_firstlineno, default=None)
+        if code is None and module_file:
+            return _relative(str(module_file))
+    if code is None:
+        return "<built-in>"
+    return f"{_relative(str(code.co_filename))}:{code.co_firstlineno}"
+
+
+def _relative(filename: str) -> str:
+    below = os.getcwd() + os.sep
+    return filename[len(below) :] if filename.startswith(below) else filename
+
+
+def is_async(fn: object) -> bool:
+    while isinstance(fn, functools.partial):
+        fn = typing.cast("functools.partial[Any]", fn).func
+    if isinstance(fn, type):
+        return False
+    if inspect.iscoroutinefunction(fn):
+        return True
+    if inspect.isfunction(fn) or inspect.ismethod(fn) or not callable(fn):
+        return False
+    return inspect.iscoroutinefunction(type(fn).__call__)
+
+
+def cleanup_kind(fn: object) -> str | None:
+    """Say what kind of cleanup resolver `fn` is (generator, context manager), or None."""
+    target = _code_target(fn)
+    if isinstance(fn, type):
+        return None
+    if inspect.isasyncgenfunction(target):
+        return "an async generator function"
+    if inspect.isgeneratorfunction(target):
+        return "a generator function"
+    wrapped = getattr(target, "__wrapped__", None)
+    if wrapped is not None and inspect.isasyncgenfunction(wrapped):
+        return "an @asynccontextmanager factory"
+    if wrapped is not None and inspect.isgeneratorfunction(wrapped):
+        return "a @contextmanager factory"
+    return None
+
+
+def _bound_keywords(fn: object) -> set[str]:
+    names: set[str] = set()
+    while isinstance(fn, functools.partial):
+        partial = typing.cast("functools.partial[Any]", fn)
+        names.update(partial.keywords)
+        fn = partial.func
+    return names
+
+
+def describe(fn: Callable[..., Any], *, role: str, localns: Mapping[str, Any] | None) -> CallableInfo:
+    """Read `fn` once. `role` ("Resolver", "Function") starts error messages."""
+    name = display_name(fn)
+    location = location_of(fn)
+    try:
+        signature = inspect.signature(fn)
+    except (ValueError, TypeError) as error:
+        msg = (
+            f"{role} {name!r} ({location}) has no signature Python can read ({error}). "
+            f"Wrap it in a function with annotated parameters, e.g. `def make_it() -> T: return {name}()`."
+        )
+        raise InvalidSignature(msg, function=fn) from None
+    target = _code_target(fn)
+    try:
+        hints = typing.get_type_hints(target, localns=dict(localns) if localns else None, include_extras=True)
+    except Exception as error:
+        missing = getattr(error, "name", None) if isinstance(error, NameError) else None
+        if missing:
+            fix = (
+                f"Define or import {missing!r} at module level, or pass "
+                f"localns={{{missing!r}: {missing}}} to compile_plan (needed for locally defined names "
+                "under `from __future__ import annotations`)."
+            )
+            what = f"the name {missing!r} is not defined"
+        else:
+            fix = "Fix the annotation so that typing.get_type_hints() can evaluate it."
+            what = f"{type(error).__name__}: {error}"
+        msg = f"Cannot evaluate the type annotations of {role.lower()} {name!r} ({location}): {what}. {fix}"
+        raise InvalidSignature(msg, function=fn) from error
+    dropped = _bound_keywords(fn)
+    parameters = tuple(p for p in signature.parameters.values() if p.name not in dropped)
+    return CallableInfo(
+        fn=fn,
+        name=name,
+        qualname=qualified_name(fn),
+        location=location,
+        is_async=is_async(fn),
+        parameters=parameters,
+        hints=hints,
+    )

@@ -1,0 +1,190 @@
+"""Generating one plan's straight-line Python source: the path a round takes when nobody asks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._plan import Argument, Binding, Step
+
+
+class Names:
+    """Constants the generated code refers to, each bound once in its namespace."""
+
+    def __init__(self, namespace: dict[str, Any]) -> None:
+        self.namespace = namespace
+        self.by_id: dict[int, str] = {}
+
+    def bind(self, prefix: str, value: object) -> str:
+        name = self.by_id.get(id(value))
+        if name is None:
+            name = f"_{prefix}{len(self.by_id)}"
+            self.by_id[id(value)] = name
+            self.namespace[name] = value
+        return name
+
+
+def _call(fn: str, args: list[str], kwargs: list[tuple[str, str]], is_async: bool, inline: bool) -> str:
+    listed = ", ".join([*args, *(f"{k}={v}" for k, v in kwargs)])
+    if is_async:
+        return f"await {fn}({listed})"
+    if inline:
+        return f"{fn}({listed})"
+    if kwargs:
+        return f"await _offload(_partial({fn}, {listed}))"
+    return f"await _offload({', '.join([fn, *args])})"
+
+
+class _Writer:
+    def __init__(self, names: Names, arguments: tuple[Argument, ...], step_count: int) -> None:
+        self.names = names
+        self.lines: list[str] = []
+        self.argument_var = {a.name: f"a{i}" for i, a in enumerate(arguments)}
+        self.context_var: dict[tuple[type, bool], str] = {}
+        self.values = ", ".join(f"v{i}" for i in range(step_count))
+        self.adapted = 0
+        self.in_try = False
+        self.segments = 0  # try blocks closed before the last one (adapters split them)
+
+    def read_arguments(self, arguments: tuple[Argument, ...]) -> None:
+        required = [(i, a) for i, a in enumerate(arguments) if a.required]
+        if required:
+            self.lines.append("    try:")
+            self.lines += [f"        a{i} = arguments[{a.name!r}]" for i, a in required]
+            self.lines.append("    except KeyError as error:")
+            self.lines.append("        raise _missing_argument(_NAME, error.args[0]) from None")
+        for i, a in enumerate(arguments):
+            if not a.required:
+                self.lines.append(f"    a{i} = arguments.get({a.name!r}, {self.names.bind('d', a.default)})")
+
+    def read_context(self, bindings: list[Binding]) -> None:
+        for binding in bindings:
+            if binding.source != "context" or binding.context_type is None:
+                continue
+            slot = (binding.context_type, binding.optional)
+            if slot in self.context_var:
+                continue
+            var = self.context_var[slot] = f"c{len(self.context_var)}"
+            t = self.names.bind("t", binding.context_type)
+            if binding.optional:
+                self.lines.append(f"    {var} = context.get({t})")
+            else:
+                self.lines += [
+                    "    try:",
+                    f"        {var} = context[{t}]",
+                    "    except KeyError:",
+                    f"        raise _missing_context(_NAME, {t}) from None",
+                ]
+
+    def adapt(self, bindings: tuple[Binding, ...]) -> dict[str, str]:
+        """Apply the `plain` adapters of these edges, outside any try: their exceptions pass unchanged."""
+        adapted: dict[str, str] = {}
+        for b in bindings:
+            if b.edge is not None and b.adapter is not None and b.adapter.plain is not None:
+                if self.in_try:
+                    self.close_try()
+                var = adapted[b.parameter] = f"x{self.adapted}"
+                self.adapted += 1
+                self.lines.append(
+                    f"    {var} = {self.names.bind('p', b.adapter.plain)}(v{b.edge.provider.index})"
+                )
+        return adapted
+
+    def expression(self, binding: Binding, adapted: dict[str, str]) -> str:
+        if binding.parameter in adapted:
+            return adapted[binding.parameter]
+        if binding.source == "argument":
+            return self.argument_var[binding.argument]
+        if binding.source == "context":
+            assert binding.context_type is not None
+            return self.context_var[(binding.context_type, binding.optional)]
+        assert binding.edge is not None
+        return f"v{binding.edge.provider.index}"
+
+    def call_of(
+        self,
+        fn: Callable[..., Any],
+        bindings: tuple[Binding, ...],
+        is_async: bool,
+        inline: bool,
+        adapted: dict[str, str] | None = None,
+    ) -> str:
+        if adapted is None:
+            adapted = self.adapt(bindings)
+        args = [self.expression(b, adapted) for b in bindings if b.positional]
+        kwargs = [(b.parameter, self.expression(b, adapted)) for b in bindings if not b.positional]
+        return _call(self.names.bind("f", fn), args, kwargs, is_async, inline)
+
+    def step(self, step: Step) -> None:
+        call = self.call_of(step.fn, step.bindings, step.is_async, step.inline)
+        if not self.in_try:
+            self.lines.append("    try:")
+            self.in_try = True
+        self.lines.append(f"        v{step.index} = {call}")
+        self.lines.append(f"        if isinstance(v{step.index}, _Question): raise _Bail({step.index})")
+
+    def close_try(self) -> None:
+        """End a try block; a question hands over to `_resume` outside the handler, so that
+        exceptions raised while finishing the round do not chain to the internal `_Bail`."""
+        self.in_try = False
+        self.segments += 1
+        self.lines += self.handlers()
+        self.lines.append(f"    if at >= 0: return {self.resume()}")
+
+    def handlers(self) -> list[str]:
+        return [
+            "    except _Bail as bail:",
+            "        at = bail.args[0]",
+            "    except Exception as error:",
+            f"        raise _resolver_error(_STEPS, [{self.values}], error) from error",
+        ]
+
+    def resume(self) -> str:
+        return f"await _resume(_PLAN, collect, arguments, context, answers, ask, at, [{self.values}])"
+
+
+def generate(
+    *,
+    root: Callable[..., Any],
+    root_is_async: bool,
+    root_inline: bool,
+    arguments: tuple[Argument, ...],
+    root_bindings: tuple[Binding, ...],
+    steps: tuple[Step, ...],
+    names: Names,
+) -> str:
+    """Source of `async def run(arguments, context, answers, ask, collect=False)` for one plan.
+
+    Each argument is read from the mapping once, each resolver called once, positionally where
+    its signature allows, all in one try block (free in Python 3.11 until something raises).
+    After each call one isinstance check hands a question to `_resume`, which finishes the same
+    round with the values computed so far; a failing resolver is the first one without a value.
+    `collect=True` returns the root's parameter values instead of calling it.
+    """
+    writer = _Writer(names, arguments, len(steps))
+    lines = writer.lines
+    lines.append("async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):")
+    writer.read_arguments(arguments)
+    writer.read_context([*(b for s in steps for b in s.bindings), *root_bindings])
+    if steps:
+        lines.append(f"    {' = '.join(f'v{i}' for i in range(len(steps)))} = _UNSET")
+    init_at = len(lines)
+    for step in steps:
+        writer.step(step)
+    last_try = writer.in_try
+    if last_try:
+        # The last try block ends in `else:` with the tail, so the path without questions pays
+        # for no flag check; a question falls through to `_resume` after the handler.
+        writer.in_try = False
+        lines += [*writer.handlers(), "    else:"]
+    tail_start = len(lines)
+    adapted = writer.adapt(root_bindings)
+    items = ", ".join(f"{b.parameter!r}: {writer.expression(b, adapted)}" for b in root_bindings)
+    lines.append(f"    if collect: return {{{items}}}")
+    lines.append(f"    return {writer.call_of(root, root_bindings, root_is_async, root_inline, adapted)}")
+    if last_try:
+        lines[tail_start:] = ["    " + line for line in lines[tail_start:]]
+        lines.append(f"    return {writer.resume()}")
+    if writer.segments:
+        lines.insert(init_at, "    at = -1")
+    return "\n".join(lines) + "\n"

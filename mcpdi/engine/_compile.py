@@ -1,0 +1,179 @@
+"""`compile_plan`: from a function to a frozen plan with generated run code."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable, Collection, Hashable, Mapping
+from types import CodeType
+from typing import Any, cast
+
+from ._analyse import POSITIONAL, Node, Param, analyse
+from ._callables import display_name, identity_of
+from ._errors import InvalidSignature
+from ._graph import run_order
+from ._plan import EMPTY_CONTEXT, Adapter, Argument, Binding, Edge, Plan, RunFunction, Step
+from ._question import Question
+from ._resume import UNSET, Bail, failed_step_error, missing_argument, missing_context, offload, resume
+
+
+def wire_key(plan_name: str, qualname: str, ordinal: int) -> str:
+    """An opaque, stable key: the same code gives the same key in every process, names stay hidden."""
+    return "r" + hashlib.sha256(f"{plan_name}\0{qualname}\0{ordinal}".encode()).hexdigest()[:10]
+
+
+def compile_plan(
+    fn: Callable[..., Any],
+    *,
+    context_types: Collection[type] = (),
+    adapt: Callable[[Edge], Adapter | None] | None = None,
+    localns: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    root_inline: bool | None = None,
+) -> Plan:
+    """Read `fn` and every resolver it reaches once, and compile them into a `Plan`.
+
+    Raises `InvalidSignature` for anything that could only fail later, while a call runs.
+    `root_inline=None` awaits an async root and runs a sync one on a worker thread.
+    """
+    if not callable(fn):
+        msg = (
+            f"compile_plan needs a callable, got {fn!r} (of type {type(fn).__name__}); "
+            "pass the function to compile."
+        )
+        raise InvalidSignature(msg, function=fn)
+    plan_name = name or str(getattr(fn, "__qualname__", None) or display_name(fn))
+    analysis = analyse(
+        fn, name=plan_name, inline=bool(root_inline), context_types=context_types, localns=localns
+    )
+    ordered = run_order(analysis)
+    steps: dict[Hashable, Step] = {}
+    seen: dict[str, int] = {}
+
+    def bindings_of(node: Node, consumer_key: str | None) -> tuple[Binding, ...]:
+        return tuple(_binding(param, node, consumer_key, steps, adapt) for param in node.params)
+
+    for index, node in enumerate(ordered):
+        ordinal = seen.get(node.info.qualname, 0)
+        seen[node.info.qualname] = ordinal + 1
+        key = wire_key(plan_name, node.info.qualname, ordinal)
+        steps[node.identity] = Step(
+            index=index,
+            key=key,
+            name=node.info.name,
+            qualname=node.info.qualname,
+            location=node.info.location,
+            fn=node.info.fn,
+            is_async=node.info.is_async,
+            inline=node.inline,
+            bindings=bindings_of(node, key),
+            first_consumer=node.first_consumer,
+        )
+    root = analysis.root
+    root_bindings = bindings_of(root, None)
+    arguments = tuple(
+        Argument(p.parameter.name, p.hint, p.parameter.default, p.parameter.kind)
+        for p in root.params
+        if p.source == "argument"
+    )
+    return _build(plan_name, root, arguments, root_bindings, tuple(steps.values()), root_inline)
+
+
+def _binding(
+    param: Param,
+    consumer: Node,
+    consumer_key: str | None,
+    steps: Mapping[Hashable, Step],
+    adapt: Callable[[Edge], Adapter | None] | None,
+) -> Binding:
+    parameter = param.parameter
+    positional = parameter.kind in POSITIONAL
+    if param.source == "argument":
+        return Binding(parameter.name, "argument", positional, argument=parameter.name)
+    if param.source == "context":
+        return Binding(
+            parameter.name, "context", positional, context_type=param.context_type, optional=param.optional
+        )
+    assert param.provider is not None
+    provider = steps[identity_of(param.provider.fn)]  # run order puts providers before consumers
+    edge = Edge(
+        consumer=consumer.info.name,
+        consumer_key=consumer_key,
+        parameter=parameter.name,
+        annotation=param.annotation,
+        metadata=param.metadata,
+        provider=provider,
+    )
+    adapter = adapt(edge) if adapt is not None else None
+    return Binding(parameter.name, "resolved", positional, edge=edge, adapter=adapter)
+
+
+_CODE_CACHE: dict[str, CodeType] = {}
+_CODE_CACHE_SIZE = 512
+
+
+def _compiled(source: str) -> CodeType:
+    """Compile generated source, reusing the code of plans with the same shape (names are constants)."""
+    code = _CODE_CACHE.get(source)
+    if code is None:
+        if len(_CODE_CACHE) >= _CODE_CACHE_SIZE:
+            del _CODE_CACHE[next(iter(_CODE_CACHE))]
+        code = _CODE_CACHE[source] = compile(source, "<mcpdi plan>", "exec")
+    return code
+
+
+def _build(
+    plan_name: str,
+    root: Node,
+    arguments: tuple[Argument, ...],
+    root_bindings: tuple[Binding, ...],
+    steps: tuple[Step, ...],
+    root_inline: bool | None,
+) -> Plan:
+    from ._codegen import Names, generate
+
+    namespace: dict[str, Any] = {
+        "_EMPTY": EMPTY_CONTEXT,
+        "_NAME": plan_name,
+        "_UNSET": UNSET,
+        "_Question": Question,
+        "_resume": resume,
+        "_offload": offload,
+        "_partial": functools.partial,
+        "_resolver_error": failed_step_error,
+        "_Bail": Bail,
+        "_STEPS": steps,
+        "_missing_argument": missing_argument,
+        "_missing_context": missing_context,
+    }
+    inline = bool(root_inline) and not root.info.is_async
+    names = Names(namespace)
+    source = generate(
+        root=root.info.fn,
+        root_is_async=root.info.is_async,
+        root_inline=inline,
+        arguments=arguments,
+        root_bindings=root_bindings,
+        steps=steps,
+        names=names,
+    )
+    exec(_compiled(source), namespace)
+    run = namespace["run"]
+    plan = Plan(
+        name=plan_name,
+        fn=root.info.fn,
+        is_async=root.info.is_async,
+        inline=inline,
+        location=root.info.location,
+        arguments=arguments,
+        context_params=tuple(b for b in root_bindings if b.source == "context"),
+        resolved_params=tuple(b for b in root_bindings if b.source == "resolved"),
+        bindings=root_bindings,
+        steps=steps,
+        # exec() hands back untyped objects; the generated functions match RunFunction by construction.
+        run=cast("RunFunction", run),
+        resolve=cast("RunFunction", functools.partial(run, collect=True)),
+        source=source,
+    )
+    namespace["_PLAN"] = plan
+    return plan

@@ -1,0 +1,56 @@
+"""The dependency graph: a deterministic run order, or the whole path of a cycle."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import cast
+
+from ._analyse import Analysis, Node
+from ._errors import InvalidSignature
+
+
+def run_order(analysis: Analysis) -> list[Node]:
+    """Resolvers with providers before consumers; ties broken by depth-first finish order.
+
+    The order depends only on signatures (never on ids or hashing), so every process that
+    compiles the same code computes the same plan.
+    """
+    import networkx as nx  # imported on first compile: keeps `import mcpdi.engine` light
+
+    nodes: dict[Hashable, Node] = {analysis.root.identity: analysis.root, **analysis.nodes}
+    graph: nx.DiGraph[Hashable] = nx.DiGraph()
+    graph.add_nodes_from(nodes)
+    graph.add_edges_from(analysis.edges)
+    if not nx.is_directed_acyclic_graph(graph):
+        starts = sorted(nodes, key=lambda identity: nodes[identity].preorder)
+        # The networkx stub leaves find_cycle's result untyped: a list of (consumer, provider) edges.
+        found = cast("list[tuple[Hashable, Hashable]]", nx.find_cycle(graph, source=starts))  # pyright: ignore[reportUnknownMemberType]
+        hops = [nodes[edge[0]] for edge in found]
+        first = min(range(len(hops)), key=lambda i: hops[i].preorder)
+        hops = hops[first:] + hops[:first]
+        raise _cycle_error(analysis.root, [*hops, hops[0]])
+    last = len(nodes)
+    finish = {identity: node.postorder for identity, node in analysis.nodes.items()}
+    finish[analysis.root.identity] = last
+    ordered = nx.lexicographical_topological_sort(graph.reverse(copy=False), key=finish.__getitem__)
+    return [nodes[identity] for identity in ordered if identity != analysis.root.identity]
+
+
+def _cycle_error(root: Node, path: list[Node]) -> InvalidSignature:
+    drawn = " -> ".join(node.info.name for node in path)
+    width = max(len(node.info.name) for node in path)
+    lines = [
+        f"{'  ' if i == 0 else '->'} {node.info.name:<{width}}  {node.info.qualname}  ({node.info.location})"
+        for i, node in enumerate(path)
+    ]
+    msg = (
+        f"Resolvers of {root.info.name!r} depend on each other in a cycle: {drawn}\n"
+        + "\n".join(lines)
+        + "\nA resolver cannot depend on itself, directly or through other resolvers; "
+        "remove one of these dependencies."
+    )
+    return InvalidSignature(
+        msg,
+        function=path[0].info.fn,
+        cycle=tuple(node.info.qualname for node in path),
+    )

@@ -1,0 +1,141 @@
+"""The compiled, frozen plan: steps in run order, how each parameter gets its value."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal, Protocol
+
+from ._errors import UnansweredQuestion
+from ._question import Answer, Asked, NeedsInput
+
+Source = Literal["argument", "context", "resolved"]
+AskCallback = Callable[[Asked], Awaitable[Any]]
+EMPTY_CONTEXT: Mapping[type, Any] = MappingProxyType({})
+
+
+class RunFunction(Protocol):
+    """`plan.run` / `plan.resolve`: one round of a call."""
+
+    def __call__(
+        self,
+        arguments: Mapping[str, Any],
+        context: Mapping[type, Any] = ...,
+        answers: Mapping[str, Answer] | None = ...,
+        ask: AskCallback | None = ...,
+    ) -> Awaitable[Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Adapter:
+    """Decided by the host per consumer edge: how a value is shaped on its way to the consumer.
+
+    `plain` applies to a value a resolver returned, `answered` to the value of an answered
+    question. Exceptions they raise propagate unchanged.
+    """
+
+    plain: Callable[[Any], Any] | None = None
+    answered: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Argument:
+    """A root parameter that is a call argument: the host builds its schema from these."""
+
+    name: str
+    annotation: Any  # with Annotated extras; inspect.Parameter.empty when unannotated
+    default: Any  # inspect.Parameter.empty when required
+    kind: inspect._ParameterKind  # pyright: ignore[reportPrivateUsage]  # the stdlib's own enum
+
+    @property
+    def required(self) -> bool:
+        return self.default is inspect.Parameter.empty
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A resolved parameter: `consumer`'s parameter is filled by `provider`."""
+
+    consumer: str  # display name of the consuming resolver or of the root
+    consumer_key: str | None  # the consuming step's key; None for the root
+    parameter: str
+    annotation: Any  # T of Annotated[T, Resolve(fn)]
+    metadata: tuple[Any, ...]  # the other Annotated extras, in order
+    provider: Step
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """How one parameter of a resolver or of the root gets its value."""
+
+    parameter: str
+    source: Source
+    positional: bool  # passed by position (positional-only and positional-or-keyword parameters)
+    argument: str = ""  # source == "argument": the call argument's name
+    context_type: type | None = None  # source == "context": the declared context type
+    optional: bool = False  # source == "context": None when the context lacks it
+    edge: Edge | None = None  # source == "resolved"
+    adapter: Adapter | None = None  # source == "resolved": from the host's adapt hook
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One resolver in the plan; `index` is its position in `Plan.steps`."""
+
+    index: int
+    key: str  # opaque, stable wire key: hides module and function names
+    name: str  # display name
+    qualname: str  # module:qualname
+    location: str  # file:line
+    fn: Callable[..., Any] = field(repr=False)
+    is_async: bool
+    inline: bool
+    bindings: tuple[Binding, ...] = field(repr=False)
+    first_consumer: str  # the parameter through which the step was first reached
+
+    @property
+    def edges(self) -> tuple[Edge, ...]:
+        return tuple(b.edge for b in self.bindings if b.edge is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A compiled function: run it with `await plan.run(arguments, context, answers, ask)`.
+
+    `run` returns the root's result, or a `NeedsInput` when questions are pending (the root did
+    not run). `resolve` is the same round but returns the root's parameter values by name
+    instead of calling it. Both are generated straight-line code.
+    """
+
+    name: str
+    fn: Callable[..., Any]
+    is_async: bool
+    inline: bool
+    location: str
+    arguments: tuple[Argument, ...]
+    context_params: tuple[Binding, ...]
+    resolved_params: tuple[Binding, ...]
+    bindings: tuple[Binding, ...]
+    steps: tuple[Step, ...]
+    run: RunFunction = field(repr=False, compare=False)
+    resolve: RunFunction = field(repr=False, compare=False)
+    source: str = field(repr=False, compare=False)  # the generated code, for reading and debugging
+
+    async def call(
+        self,
+        arguments: Mapping[str, Any],
+        context: Mapping[type, Any] = EMPTY_CONTEXT,
+        answers: Mapping[str, Answer] | None = None,
+    ) -> Any:
+        """Run for hosts that cannot ask (a task queue): a pending question raises."""
+        result = await self.run(arguments, context, answers)
+        if isinstance(result, NeedsInput):
+            names = ", ".join(f"{a.step.name!r} ({a.key})" for a in result.questions)
+            msg = (
+                f"Call of {self.name!r} needs answers from {names}; "
+                "use plan.run(...) and answer the returned NeedsInput, or pass ask=..."
+            )
+            raise UnansweredQuestion(msg, questions=result.questions)
+        return result

@@ -1,0 +1,184 @@
+"""`check_modern_http_request`: a 2026-07-28 POST's routing headers against its body (protocol.md §2.6)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from core_doubles import modern_request
+from inline_snapshot import snapshot
+
+from mcpdi._envelope import check_modern_http_request
+
+
+def headers_for(
+    body: dict[str, Any], **overrides: str | Sequence[str] | None
+) -> dict[str, str | Sequence[str]]:
+    headers: dict[str, str | Sequence[str] | None] = {
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": body["method"],
+        "content-type": "application/json",
+    }
+    name = body["params"].get("name") or body["params"].get("uri")
+    if name is not None:
+        headers["mcp-name"] = name
+    headers.update({key.replace("_", "-"): value for key, value in overrides.items()})
+    return {key: value for key, value in headers.items() if value is not None}
+
+
+def rejection(headers: dict[str, str | Sequence[str]], body: dict[str, Any]) -> dict[str, Any] | None:
+    error = check_modern_http_request(headers, body)
+    return None if error is None else error.to_error()
+
+
+CALL = modern_request(1, "tools/call", {"name": "echo", "arguments": {"text": "hi"}})
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        CALL,
+        modern_request(2, "tools/list"),
+        modern_request(3, "resources/read", {"uri": "file:///x"}),
+        modern_request(4, "prompts/get", {"name": "greet"}),
+    ],
+    ids=["tools/call", "tools/list", "resources/read", "prompts/get"],
+)
+def test_headers_that_agree_with_the_body_pass(body: dict[str, Any]) -> None:
+    assert check_modern_http_request(headers_for(body), body) is None
+
+
+def test_a_name_sent_with_the_base64_sentinel_is_decoded_before_comparing() -> None:
+    assert check_modern_http_request(headers_for(CALL, mcp_name="=?base64?ZWNobw==?="), CALL) is None
+
+
+@pytest.mark.parametrize(
+    ("overrides", "error"),
+    [
+        (
+            {"mcp_method": ["tools/call", "tools/call"]},
+            snapshot({"code": -32020, "message": "mcp-method header appears more than once"}),
+        ),
+        (
+            {"mcp_method": None},
+            snapshot(
+                {"code": -32020, "message": "mcp-method header does not match the request body's method"}
+            ),
+        ),
+        (
+            {"mcp_method": "TOOLS/CALL"},
+            snapshot(
+                {"code": -32020, "message": "mcp-method header does not match the request body's method"}
+            ),
+        ),
+        (
+            {"mcp_name": "foo"},
+            snapshot(
+                {
+                    "code": -32020,
+                    "message": "mcp-name header does not match the request body's 'name' parameter",
+                }
+            ),
+        ),
+        (
+            {"mcp_name": None},
+            snapshot(
+                {
+                    "code": -32020,
+                    "message": "mcp-name header does not match the request body's 'name' parameter",
+                }
+            ),
+        ),
+        (
+            {"mcp_name": "=?base64?ZWNobw?="},
+            snapshot(
+                {
+                    "code": -32020,
+                    "message": "mcp-name header does not match the request body's 'name' parameter",
+                }
+            ),
+        ),
+        (
+            {"mcp_protocol_version": "2025-11-25"},
+            snapshot(
+                {
+                    "code": -32020,
+                    "message": "mcp-protocol-version header does not match the request envelope's "
+                    "protocol version",
+                }
+            ),
+        ),
+        (
+            {"mcp_protocol_version": None},
+            snapshot(
+                {
+                    "code": -32020,
+                    "message": "mcp-protocol-version header does not match the request envelope's "
+                    "protocol version",
+                }
+            ),
+        ),
+    ],
+    ids=[
+        "duplicate",
+        "no-method",
+        "method-case",
+        "other-name",
+        "no-name",
+        "malformed-sentinel",
+        "version-differs",
+        "no-version",
+    ],
+)
+def test_a_header_that_disagrees_with_the_body_is_a_header_mismatch(
+    overrides: dict[str, Any], error: dict[str, Any]
+) -> None:
+    assert rejection(headers_for(CALL, **overrides), CALL) == error
+
+
+def test_the_envelope_is_checked_before_the_headers() -> None:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers: dict[str, str | Sequence[str]] = {
+        "mcp-protocol-version": "2099-01-01",
+        "mcp-method": "tools/list",
+    }
+    assert rejection(headers, body) == snapshot(
+        {
+            "code": -32602,
+            "message": "params._meta must be an object carrying the required "
+            "'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities' "
+            "envelope keys",
+        }
+    )
+
+
+def test_an_unsupported_version_is_reported_once_the_headers_agree() -> None:
+    body = modern_request(1, "tools/list", version="2099-01-01")
+    assert rejection(headers_for(body, mcp_protocol_version="2099-01-01"), body) == snapshot(
+        {
+            "code": -32022,
+            "message": "Unsupported protocol version",
+            "data": {
+                "supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
+                "requested": "2099-01-01",
+            },
+        }
+    )
+
+
+def test_a_non_string_version_fails_the_header_rung_first() -> None:
+    body = modern_request(1, "tools/list", version=2026)
+    assert rejection(headers_for(body), body) == snapshot(
+        {
+            "code": -32020,
+            "message": "mcp-protocol-version header does not match the request envelope's protocol version",
+        }
+    )
+
+
+def test_a_duplicate_is_found_across_differently_cased_names() -> None:
+    headers = {**headers_for(CALL), "Mcp-Method": "tools/call"}
+    assert rejection(headers, CALL) == snapshot(
+        {"code": -32020, "message": "mcp-method header appears more than once"}
+    )

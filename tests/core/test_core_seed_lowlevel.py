@@ -1,0 +1,146 @@
+"""The low-level examples of seed 001 ("Header-Parameter") run unchanged apart from their imports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from core_doubles import RecordingPeer, handshake, modern_request, request
+
+import mcpdi_transport
+from mcpdi._connection import Connection
+
+pytestmark = pytest.mark.anyio
+
+IMPORTS = """
+from mcpdi import Server, ServerRequestContext
+from mcpdi.types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+)
+"""
+
+TOOL = """
+CHECK_STOCK = Tool(
+    name="check_stock",
+    description="Count the copies of a book in one region's warehouses.",
+    input_schema={
+        "type": "object",
+        "properties": {
+            "title": {"type": "string"},
+            "region": {"type": "string", "x-mcp-header": "Region"},
+        },
+        "required": ["title", "region"],
+    },
+)
+"""
+
+HANDLERS = """
+async def list_tools(ctx: ServerRequestContext, params: PaginatedRequestParams | None) -> ListToolsResult:
+    return ListToolsResult(tools=[CHECK_STOCK])
+
+
+async def call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> CallToolResult:
+    args = params.arguments or {}
+    text = f"{args['title']}: 3 copies in {args['region']}."
+    return CallToolResult(content=[TextContent(type="text", text=text)])
+
+
+server = Server("Bookshop", on_list_tools=list_tools, on_call_tool=call_tool)
+app = server.streamable_http_app()
+"""
+
+SCHEMA_BY_NAME = """
+from typing import Any
+
+TOOLS = {CHECK_STOCK.name: CHECK_STOCK}
+
+
+async def list_tools(ctx: ServerRequestContext, params: PaginatedRequestParams | None) -> ListToolsResult:
+    return ListToolsResult(tools=list(TOOLS.values()))
+
+
+async def call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> CallToolResult:
+    args = params.arguments or {}
+    text = f"{args['title']}: 3 copies in {args['region']}."
+    return CallToolResult(content=[TextContent(type="text", text=text)])
+
+
+def tool_input_schema(name: str) -> dict[str, Any] | None:
+    tool = TOOLS.get(name)
+    return tool.input_schema if tool else None
+
+
+server = Server(
+    "Bookshop",
+    on_list_tools=list_tools,
+    on_call_tool=call_tool,
+    get_tool_input_schema=tool_input_schema,
+)
+app = server.streamable_http_app()
+"""
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"title": {"type": "string"}, "region": {"type": "string", "x-mcp-header": "Region"}},
+    "required": ["title", "region"],
+}
+
+ARGUMENTS = {"name": "check_stock", "arguments": {"title": "Dune", "region": "EU"}}
+
+
+@pytest.fixture
+def built_apps(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, dict[str, Any]]]:
+    built: list[tuple[Any, dict[str, Any]]] = []
+
+    def build_http_app(server: Any, **options: Any) -> str:
+        built.append((server, options))
+        return "the app"
+
+    monkeypatch.setattr(mcpdi_transport, "build_http_app", build_http_app, raising=False)
+    return built
+
+
+def run_seed(*parts: str) -> dict[str, Any]:
+    namespace: dict[str, Any] = {"__name__": "seed_001"}
+    exec(compile("\n".join(parts), "seed_001_server.py", "exec"), namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("example", [HANDLERS, SCHEMA_BY_NAME], ids=["handlers", "schema-by-name"])
+async def test_the_seed_server_lists_its_marked_tool_and_answers_calls_in_both_eras(
+    built_apps: list[tuple[Any, dict[str, Any]]], example: str
+) -> None:
+    seed = run_seed(IMPORTS, TOOL, example)
+    assert seed["app"] == "the app"
+    assert built_apps == [(seed["server"], {})]
+    peer = RecordingPeer()
+    async with seed["server"].running() as runner:
+        legacy = Connection.for_stream()
+        await handshake(runner, legacy, peer)
+        old_list = await runner.handle(request(1, "tools/list"), legacy, peer)
+        old_call = await runner.handle(request(2, "tools/call", ARGUMENTS), legacy, peer)
+        new_list = await runner.handle(modern_request(1, "tools/list"), Connection.for_modern_request(), peer)
+        new_call = await runner.handle(
+            modern_request(2, "tools/call", ARGUMENTS), Connection.for_modern_request(), peer
+        )
+    for listing in (old_list, new_list):
+        assert listing is not None
+        assert listing["result"]["tools"][0]["inputSchema"] == SCHEMA
+    for call in (old_call, new_call):
+        assert call is not None
+        assert call["result"]["content"] == [{"type": "text", "text": "Dune: 3 copies in EU."}]
+
+
+@pytest.mark.parametrize("example", [HANDLERS, SCHEMA_BY_NAME], ids=["from-tools-list", "from-the-getter"])
+async def test_the_seed_server_gives_the_schema_for_mcp_param_checks(
+    built_apps: list[tuple[Any, dict[str, Any]]], example: str
+) -> None:
+    seed = run_seed(IMPORTS, TOOL, example)
+    async with seed["server"].running() as runner:
+        assert await runner.tool_input_schema("check_stock") == SCHEMA
+        assert await runner.tool_input_schema("nope") is None

@@ -1,0 +1,176 @@
+"""Properties over random dependency graphs: run order, once per round, and reported cycles."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Annotated, Any
+
+import anyio
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mcpdi.engine import (
+    Adapter,
+    Answer,
+    Asked,
+    Edge,
+    InvalidSignature,
+    NeedsInput,
+    Question,
+    Resolve,
+    compile_plan,
+)
+
+EMPTY: Mapping[type, Any] = MappingProxyType({})
+Dag = tuple[int, dict[int, list[int]], list[bool]]  # size, providers of each node, which nodes are async
+
+
+@st.composite
+def dags(draw: st.DrawFn) -> Dag:
+    size = draw(st.integers(min_value=1, max_value=12))
+    providers = {
+        i: sorted(draw(st.sets(st.integers(min_value=0, max_value=i - 1), max_size=i))) if i else []
+        for i in range(size)
+    }
+    is_async = draw(st.lists(st.booleans(), min_size=size, max_size=size))
+    return size, providers, is_async
+
+
+def build(
+    size: int, providers: dict[int, list[int]], is_async: list[bool], roots: list[int] | None = None
+) -> tuple[Any, dict[str, Any]]:
+    """Define f0..f{size-1} and a root in a fresh module-like namespace; each call logs its index.
+
+    The root depends on `roots`, by default on every node nothing else depends on.
+    """
+    namespace: dict[str, Any] = {"__name__": "dag", "Annotated": Annotated, "Resolve": Resolve, "log": []}
+    lines: list[str] = []
+    for i in range(size):
+        params = ", ".join(f"p{j}: 'Annotated[int, Resolve(f{j}, inline=True)]'" for j in providers[i])
+        keyword = "async def" if is_async[i] else "def"
+        lines += [f"{keyword} f{i}(seed: int, {params}):", f"    log.append({i})", f"    return {i}"]
+    if roots is None:
+        consumed = {j for deps in providers.values() for j in deps}
+        roots = [i for i in range(size) if i not in consumed]
+    params = ", ".join(f"p{j}: 'Annotated[int, Resolve(f{j}, inline=True)]'" for j in roots)
+    lines += [f"async def root(seed: int, {params}):", "    log.append('root')", "    return 'done'"]
+    exec("\n".join(lines), namespace)
+    return namespace["root"], namespace
+
+
+@settings(max_examples=60, deadline=None)
+@given(dags())
+def test_every_resolver_runs_after_its_dependencies_and_exactly_once_per_round(dag: Dag) -> None:
+    size, providers, is_async = dag
+    root, namespace = build(size, providers, is_async)
+    plan = compile_plan(root)
+    for _ in range(2):
+        namespace["log"].clear()
+        assert anyio.run(plan.run, {"seed": 1}) == "done"
+        log: list[Any] = namespace["log"]
+        assert sorted(log[:-1]) == list(range(size))
+        assert log[-1] == "root"
+        position = {node: at for at, node in enumerate(log)}
+        for consumer, deps in providers.items():
+            assert all(position[dep] < position[consumer] for dep in deps)
+
+
+@st.composite
+def dags_with_a_back_edge(draw: st.DrawFn) -> tuple[Dag, tuple[int, int]]:
+    size, providers, is_async = draw(dags())
+    reaches = {i: {i} for i in range(size)}  # node -> nodes it depends on, directly or not, and itself
+    for i in range(size):
+        for j in providers[i]:
+            reaches[i] |= reaches[j]
+    back = draw(st.sampled_from(sorted((i, j) for i in range(size) for j in reaches[i])))
+    return (size, providers, is_async), back
+
+
+@settings(max_examples=60, deadline=None)
+@given(dags_with_a_back_edge())
+def test_adding_a_back_edge_reports_a_cycle_that_is_a_real_cycle_of_the_graph(
+    case: tuple[Dag, tuple[int, int]],
+) -> None:
+    (size, providers, is_async), (high, low) = case
+    with_back = {i: list(deps) for i, deps in providers.items()}
+    with_back[low].append(high)  # `low` now depends on `high`, which already depends on `low`
+    consumed = {j for deps in providers.values() for j in deps}
+    root, _ = build(size, with_back, is_async, roots=[i for i in range(size) if i not in consumed])
+    with pytest.raises(InvalidSignature) as error:
+        compile_plan(root)
+    hops = [int(name.removeprefix("dag:f")) for name in error.value.cycle]
+    assert len(hops) >= 2
+    assert hops[0] == hops[-1]
+    for consumer, provider in itertools.pairwise(hops):
+        assert provider in with_back[consumer]
+    assert " -> ".join(f"f{h}" for h in hops) in str(error.value)
+
+
+@settings(max_examples=30, deadline=None)
+@given(dags())
+def test_compiling_twice_gives_the_same_order_and_keys(dag: Dag) -> None:
+    size, providers, is_async = dag
+    first = compile_plan(build(size, providers, is_async)[0])
+    second = compile_plan(build(size, providers, is_async)[0])
+    assert [(s.name, s.key) for s in first.steps] == [(s.name, s.key) for s in second.steps]
+
+
+class Go(Question):
+    def render(self) -> Mapping[str, Any]:
+        return {"go": True}
+
+    def resolve_answer(self, payload: Any) -> Any:
+        return payload
+
+
+def maybe_ask(ask: bool) -> Any:
+    return Go() if ask else 1
+
+
+async def answer_one(asked: Asked) -> Any:
+    return 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(dags(), st.data())
+def test_a_round_finished_after_a_question_computes_what_the_straight_path_computes(
+    dag: Dag, data: st.DataObject
+) -> None:
+    size, providers, is_async = dag
+    keyword = data.draw(st.lists(st.booleans(), min_size=size, max_size=size))
+    adapted = data.draw(
+        st.sets(st.sampled_from([(i, j) for i in range(size) for j in providers[i]] or [(0, 0)]))
+    )
+    namespace: dict[str, Any] = {"Annotated": Annotated, "Resolve": Resolve, "maybe_ask": maybe_ask}
+    lines: list[str] = []
+    for i in range(size):
+        params = [f"p{j}: 'Annotated[int, Resolve(f{j}, inline=True)]'" for j in providers[i]]
+        if keyword[i]:
+            params = ["*", *params] if params else params
+        keyword_def = "async def" if is_async[i] else "def"
+        total = " + ".join([str(i), *(f"p{j}" for j in providers[i])])
+        gate = "gate: 'Annotated[int, Resolve(maybe_ask, inline=True)]'"
+        lines += [f"{keyword_def} f{i}({', '.join([gate, *params])}):"]
+        lines += [f"    return {total}"]
+    params = ", ".join(f"p{i}: 'Annotated[int, Resolve(f{i}, inline=True)]'" for i in range(size))
+    lines += [f"async def root(ask: bool, {params}):", "    return 0"]
+    exec("\n".join(lines), namespace)
+
+    def adapt(edge: Edge) -> Adapter | None:
+        consumer = edge.consumer.removeprefix("f")
+        provider = int(edge.provider.name.removeprefix("f")) if edge.provider.name != "maybe_ask" else -1
+        if consumer.isdigit() and (int(consumer), provider) in adapted:
+            return Adapter(plain=lambda v: v + 1000, answered=lambda v: v + 1000)
+        return None
+
+    plan = compile_plan(namespace["root"], adapt=adapt)
+    assert plan.steps[0].name == "maybe_ask"
+    straight = anyio.run(plan.resolve, {"ask": False}) | {"ask": True}
+    pending = anyio.run(plan.resolve, {"ask": True})
+    assert isinstance(pending, NeedsInput)
+    answers = {a.key: Answer(a.digest, 1) for a in pending.questions}
+    assert anyio.run(plan.resolve, {"ask": True}, EMPTY, answers) == straight
+    assert anyio.run(plan.resolve, {"ask": True}, EMPTY, None, answer_one) == straight
