@@ -121,7 +121,8 @@ class _Writer:
             self.lines.append("    try:")
             self.in_try = True
         self.lines.append(f"        v{step.index} = {call}")
-        self.lines.append(f"        if isinstance(v{step.index}, _Question): raise _Bail({step.index})")
+        if step.may_ask:
+            self.lines.append(f"        if isinstance(v{step.index}, _Question): raise _Bail({step.index})")
 
     def close_try(self) -> None:
         """End a try block; a question hands over to `_resume` outside the handler, so that

@@ -22,6 +22,19 @@ def wire_key(plan_name: str, qualname: str, ordinal: int) -> str:
     return "r" + hashlib.sha256(f"{plan_name}\0{qualname}\0{ordinal}".encode()).hexdigest()[:10]
 
 
+def may_ask(fn: Callable[..., Any], hints: Mapping[str, Any]) -> bool:
+    """Whether a resolver's result needs the question check on every call.
+
+    Only a return annotation naming a concrete class outside the `Question` family rules a
+    question out (a class resolver returns its own instances); a type checker holds the
+    resolver to it. Unions, generics, `Any`, `object` and missing annotations keep the check.
+    """
+    returned = fn if isinstance(fn, type) else hints.get("return")
+    if not isinstance(returned, type) or returned in (object, Any):  # Any is a class since 3.11
+        return True
+    return issubclass(returned, Question)
+
+
 def compile_plan(
     fn: Callable[..., Any],
     *,
@@ -68,6 +81,7 @@ def compile_plan(
             inline=node.inline,
             bindings=bindings_of(node, key),
             first_consumer=node.first_consumer,
+            may_ask=may_ask(node.info.fn, node.info.hints),
         )
     root = analysis.root
     root_bindings = bindings_of(root, None)

@@ -94,6 +94,7 @@ class Step:
     inline: bool
     bindings: tuple[Binding, ...] = field(repr=False)
     first_consumer: str  # the parameter through which the step was first reached
+    may_ask: bool = True  # False when the return annotation names a class outside the Question family
 
     @property
     def edges(self) -> tuple[Edge, ...]:

@@ -1,0 +1,1 @@
+"""mcpdi's benchmark suite: run `python -m benchmarks` (see benchmarks/README.md)."""

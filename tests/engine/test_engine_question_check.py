@@ -1,0 +1,72 @@
+"""Which resolver results pay for the question check: the return annotation decides, at compile."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+import pytest
+
+from mcpdi.engine import NeedsInput, Question, Resolve, compile_plan
+
+pytestmark = pytest.mark.anyio
+
+
+class Ask(Question):
+    def render(self) -> Mapping[str, Any]:
+        return {"ask": True}
+
+
+@dataclass
+class Stock:
+    copies: int
+
+
+def plain(title: str) -> Stock:
+    return Stock(len(title))
+
+
+@dataclass
+class Shelf:
+    title: str
+
+
+def unannotated(title: str):  # type: ignore[no-untyped-def]
+    return Ask()
+
+
+def any_value(title: str) -> Any:
+    return Ask()
+
+
+def union(title: str) -> Stock | Ask:
+    return Ask()
+
+
+def asks_by_class(title: str) -> Ask:
+    return Ask()
+
+
+def checks_of(resolver: Any) -> int:
+    def tool(title: str, value: Annotated[Any, Resolve(resolver, inline=True)]) -> Any:
+        return value
+
+    return compile_plan(tool, root_inline=True).source.count("isinstance(")
+
+
+def test_a_resolver_annotated_with_a_plain_class_skips_the_question_check() -> None:
+    assert checks_of(plain) == 0
+    assert checks_of(Shelf) == 0
+
+
+@pytest.mark.parametrize("resolver", [unannotated, any_value, union, asks_by_class])
+def test_a_resolver_that_may_ask_keeps_the_question_check(resolver: Any) -> None:
+    assert checks_of(resolver) == 1
+
+
+@pytest.mark.parametrize("resolver", [unannotated, any_value, union, asks_by_class])
+async def test_every_resolver_that_may_ask_gets_its_question_asked(resolver: Any) -> None:
+    def tool(title: str, value: Annotated[Any, Resolve(resolver, inline=True)]) -> Any:
+        return value
+
+    plan = compile_plan(tool, root_inline=True)
+    assert isinstance(await plan.run({"title": "Dune"}), NeedsInput)
