@@ -16,14 +16,13 @@ from mcp_types import (
     Implementation,
     LoggingLevel,
 )
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from mcpdi._errors import HEADER_MISMATCH, INVALID_PARAMS, UNSUPPORTED_VERSION, MCPError
 from mcpdi._headers import MalformedHeaderValue, decode_header_value
 
 __all__ = (
-    "ANSWERED_VERSIONS",
     "LOG_LEVELS",
     "Envelope",
     "check_modern_http_request",
@@ -34,12 +33,6 @@ __all__ = (
     "stamp_modern_result",
     "unsupported_version",
 )
-
-ANSWERED_VERSIONS: Final[tuple[str, ...]] = (
-    *reversed(MODERN_PROTOCOL_VERSIONS),
-    *reversed(HANDSHAKE_PROTOCOL_VERSIONS),
-)
-"""Every version this server speaks, newest first: the modern ones per request, the rest via `initialize`."""
 
 LOG_LEVELS: Final[tuple[str, ...]] = get_args(LoggingLevel)
 """Syslog severities, least severe first."""
@@ -95,11 +88,12 @@ def _envelope_meta(params: Mapping[str, Any] | None) -> Mapping[str, Any] | MCPE
 
 
 def unsupported_version(requested: str) -> MCPError:
-    """`-32022` naming every version this server answers, handshake ones included."""
+    """`-32022` naming the versions the envelope can carry: exactly what `server/discover` lists,
+    so a client can retry with any of them (handshake versions are reached through `initialize`)."""
     return MCPError(
         UNSUPPORTED_VERSION,
         "Unsupported protocol version",
-        {"supported": list(ANSWERED_VERSIONS), "requested": requested},
+        {"supported": list(MODERN_PROTOCOL_VERSIONS), "requested": requested},
     )
 
 

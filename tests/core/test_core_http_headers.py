@@ -160,7 +160,7 @@ def test_an_unsupported_version_is_reported_once_the_headers_agree() -> None:
             "code": -32022,
             "message": "Unsupported protocol version",
             "data": {
-                "supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
+                "supported": ["2026-07-28"],
                 "requested": "2099-01-01",
             },
         }

@@ -192,7 +192,7 @@ async def test_a_dict_result_is_completed_and_validated_at_the_request_version()
                     "code": -32022,
                     "message": "Unsupported protocol version",
                     "data": {
-                        "supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
+                        "supported": ["2026-07-28"],
                         "requested": "2099-01-01",
                     },
                 }

@@ -1,0 +1,223 @@
+"""`Context`: what a tool, prompt, resource or resolver can know and do during one request."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Literal
+
+from mcp_types import (
+    ClientCapabilities,
+    CreateMessageResult,
+    Implementation,
+    IncludeContext,
+    InputResponses,
+    ListRootsResult,
+    ModelPreferences,
+    SamplingMessage,
+    Tool,
+    ToolChoice,
+)
+from pydantic import BaseModel
+from typing_extensions import TypeVar
+
+from mcpdi._asking import (
+    AnswerRejected,
+    Elicit,
+    ElicitationResult,
+    ListRoots,
+    MCPQuestion,
+    RejectedAnswer,
+    Sample,
+)
+from mcpdi._errors import MISSING_CAPABILITY, MCPError
+
+if TYPE_CHECKING:
+    from mcpdi._core_context import ServerRequestContext
+    from mcpdi._server import MCPServer
+
+__all__ = ("Context", "missing_capability_error")
+
+LifespanT = TypeVar("LifespanT", default=Any)
+ModelT = TypeVar("ModelT", bound=BaseModel)
+LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+
+
+def missing_capability_error(
+    question: MCPQuestion, capabilities: ClientCapabilities | None, asker: str
+) -> MCPError | None:
+    """The -32021 error for a question the client cannot answer, or None when it can."""
+    missing = question.missing_capability(capabilities)
+    if missing is None:
+        return None
+    msg = f"Client did not declare the {missing.name} capability required by {asker}"
+    return MCPError(MISSING_CAPABILITY, msg, {"requiredCapabilities": dict(missing.required)})
+
+
+class Context(Generic[LifespanT]):
+    """Annotate a parameter with `Context` to receive it; resolvers receive the same object.
+
+    Everything request-specific lives here: the HTTP headers, the lifespan object, the
+    client's capabilities, logging and progress, and (in the handshake era) asking the
+    client directly with `elicit`, `sample` and `list_roots`.
+    """
+
+    __slots__ = ("_input_responses", "_request_context", "_request_state", "_server")
+
+    def __init__(
+        self,
+        request_context: ServerRequestContext[LifespanT] | None = None,
+        server: MCPServer[Any] | None = None,
+        *,
+        input_responses: InputResponses | None = None,
+        request_state: str | None = None,
+    ) -> None:
+        self._request_context = request_context
+        self._server = server
+        self._input_responses = input_responses
+        self._request_state = request_state
+
+    def with_input(
+        self, input_responses: InputResponses | None, request_state: str | None
+    ) -> Context[LifespanT]:
+        """This request's context for a tool that drives its own rounds (answers and its state)."""
+        return Context(
+            self._request_context, self._server, input_responses=input_responses, request_state=request_state
+        )
+
+    @property
+    def request_context(self) -> ServerRequestContext[LifespanT]:
+        """The low-level request context; raises outside of a request."""
+        if self._request_context is None:
+            msg = "Context is not available outside of a request; use it inside a tool, prompt or resource"
+            raise ValueError(msg)
+        return self._request_context
+
+    @property
+    def mcp_server(self) -> MCPServer[Any] | None:
+        """The `MCPServer` handling this request."""
+        return self._server
+
+    @property
+    def lifespan(self) -> LifespanT:
+        """What the server's lifespan yielded (same as `request_context.lifespan_context`)."""
+        return self.request_context.lifespan_context
+
+    @property
+    def headers(self) -> Mapping[str, str] | None:
+        """The HTTP request headers (lower-cased names); None off HTTP. Client input, not identity."""
+        if self._request_context is None:
+            return None
+        return self._request_context.headers
+
+    @property
+    def era(self) -> Literal["legacy", "modern"] | None:
+        """ "modern" at protocol 2026-07-28, "legacy" in the handshake era, None outside a request."""
+        return self._request_context.era if self._request_context is not None else None
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self._request_context.protocol_version if self._request_context is not None else None
+
+    @property
+    def client_capabilities(self) -> ClientCapabilities | None:
+        return self._request_context.client_capabilities if self._request_context is not None else None
+
+    @property
+    def client_info(self) -> Implementation | None:
+        return self._request_context.client_info if self._request_context is not None else None
+
+    @property
+    def request_id(self) -> str:
+        return str(self.request_context.request_id)
+
+    @property
+    def input_responses(self) -> InputResponses | None:
+        """A tool that returns its own `InputRequiredResult`: the client's answers this round."""
+        return self._input_responses
+
+    @property
+    def request_state(self) -> str | None:
+        """A tool that returns its own `InputRequiredResult`: the state it handed out last round."""
+        return self._request_state
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Send progress if the client asked for it (a `progressToken`); otherwise do nothing."""
+        await self.request_context.report_progress(progress, total, message)
+
+    async def log(self, level: LogLevel, data: Any, *, logger_name: str | None = None) -> None:
+        """Send a log message to the client, if it wants messages of this level."""
+        await self.request_context.log(level, data, logger_name)
+
+    async def debug(self, data: Any, *, logger_name: str | None = None) -> None:
+        await self.log("debug", data, logger_name=logger_name)
+
+    async def info(self, data: Any, *, logger_name: str | None = None) -> None:
+        await self.log("info", data, logger_name=logger_name)
+
+    async def warning(self, data: Any, *, logger_name: str | None = None) -> None:
+        await self.log("warning", data, logger_name=logger_name)
+
+    async def error(self, data: Any, *, logger_name: str | None = None) -> None:
+        await self.log("error", data, logger_name=logger_name)
+
+    async def ask(self, question: MCPQuestion) -> Any:
+        """Ask the client now (handshake era) and return the validated answer.
+
+        At 2026-07-28 a request cannot ask mid-call: return `Elicit(...)`/`Sample(...)`/
+        `ListRoots()` from a resolver instead, or return an `InputRequiredResult` yourself.
+        """
+        request = self.request_context
+        if request.era == "legacy":
+            error = missing_capability_error(question, request.client_capabilities, "this request")
+            if error is not None:
+                raise error
+        payload = await request.send_request(question.method, question.wire_params(modern=False))
+        answer = question.resolve_answer(payload)
+        if isinstance(answer, RejectedAnswer):
+            raise AnswerRejected(f"The client's answer to {question!r} {answer.reason}")
+        return answer
+
+    async def elicit(self, message: str, schema: type[ModelT]) -> ElicitationResult[ModelT]:
+        """Ask the person at the host to fill in `schema` and return the outcome."""
+        return await self.ask(Elicit(message, schema))
+
+    async def sample(
+        self,
+        messages: Sequence[SamplingMessage] | str,
+        *,
+        max_tokens: int,
+        system_prompt: str | None = None,
+        include_context: IncludeContext | None = None,
+        temperature: float | None = None,
+        stop_sequences: Sequence[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        model_preferences: ModelPreferences | None = None,
+        tools: Sequence[Tool] | None = None,
+        tool_choice: ToolChoice | None = None,
+    ) -> CreateMessageResult:
+        """Ask the client's LLM for a completion (a plain string is one user message)."""
+        if isinstance(messages, str):
+            messages = [
+                SamplingMessage.model_validate(
+                    {"role": "user", "content": {"type": "text", "text": messages}}
+                )
+            ]
+        question = Sample(
+            messages,
+            max_tokens=max_tokens,
+            system_prompt=system_prompt,
+            include_context=include_context,
+            temperature=temperature,
+            stop_sequences=stop_sequences,
+            metadata=metadata,
+            model_preferences=model_preferences,
+            tools=tools,
+            tool_choice=tool_choice,
+        )
+        return await self.ask(question)
+
+    async def list_roots(self) -> ListRootsResult:
+        """Ask the client for its roots."""
+        return await self.ask(ListRoots())

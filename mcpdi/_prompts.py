@@ -1,0 +1,130 @@
+"""Prompts of an `MCPServer`: resolvers work here as on tools, and stay hidden from the client."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_types import (
+    GetPromptRequestParams,
+    GetPromptResult,
+    Icon,
+    InputRequiredResult,
+    Prompt,
+    PromptArgument,
+    PromptMessage,
+)
+from pydantic import ValidationError
+
+from mcpdi._context import Context
+from mcpdi._edges import adapt_edge, check_questions
+from mcpdi._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
+from mcpdi._output import to_content
+from mcpdi._rounds import CallTarget, Pending, run_request
+from mcpdi._schema import ArgumentsModel, build_arguments_model, dump_arguments
+from mcpdi._state import RequestStateSecurity
+from mcpdi._tools import failure_text
+from mcpdi.engine import Plan, compile_plan
+
+__all__ = ("RegisteredPrompt", "compile_prompt", "get_prompt")
+
+
+@dataclass(frozen=True, slots=True)
+class RegisteredPrompt:
+    """A prompt as registration decided it: its plan, argument model and published entry."""
+
+    name: str
+    plan: Plan
+    arguments_model: type[ArgumentsModel]
+    wire: Prompt
+
+
+def compile_prompt(
+    fn: Callable[..., Any],
+    *,
+    name: str | None,
+    title: str | None,
+    description: str | None,
+    icons: list[Icon] | None,
+    localns: Mapping[str, Any] | None,
+) -> RegisteredPrompt:
+    """Compile `fn` into a prompt; resolved and Context parameters are not prompt arguments."""
+    fn_name = getattr(fn, "__name__", type(fn).__name__)
+    if name is None and fn_name == "<lambda>":
+        msg = "A lambda has no name to publish; pass @mcp.prompt(name=...) or use a def"
+        raise ValueError(msg)
+    prompt_name = name or fn_name
+    plan = compile_plan(fn, context_types=(Context,), adapt=adapt_edge, localns=localns, name=prompt_name)
+    check_questions(plan, localns)
+    model = build_arguments_model(
+        f"{fn_name}Arguments", plan.arguments, owner=prompt_name, location=plan.location
+    )
+    schema = model.model_json_schema()
+    required = set(schema.get("required", ()))
+    arguments = [
+        PromptArgument(name=key, description=prop.get("description"), required=key in required)
+        for key, prop in schema.get("properties", {}).items()
+    ]
+    wire = Prompt(
+        name=prompt_name,
+        title=title,
+        description=description if description is not None else inspect.getdoc(fn),
+        arguments=arguments,
+        icons=icons,
+    )
+    return RegisteredPrompt(prompt_name, plan, model, wire)
+
+
+def _to_messages(value: Any) -> list[PromptMessage]:
+    """A prompt function's result as messages: text and blocks become user messages."""
+    items: list[Any] = list(value) if isinstance(value, list | tuple) else [value]  # pyright: ignore[reportUnknownArgumentType]
+    messages: list[PromptMessage] = []
+    for item in items:
+        if isinstance(item, PromptMessage):
+            messages.append(item)
+        elif isinstance(item, Mapping):
+            messages.append(PromptMessage.model_validate(item))
+        else:
+            messages.extend(PromptMessage(role="user", content=block) for block in to_content(item))
+    return messages
+
+
+async def get_prompt(
+    prompt: RegisteredPrompt,
+    params: GetPromptRequestParams,
+    ctx: Context[Any],
+    *,
+    security: RequestStateSecurity,
+    audience: str,
+) -> GetPromptResult | InputRequiredResult:
+    """Validate the arguments, run the resolvers and the function, in either era."""
+    raw = params.arguments or {}
+    missing = sorted(arg.name for arg in prompt.wire.arguments or () if arg.required and arg.name not in raw)
+    if missing:
+        msg = f"Missing required arguments for prompt {prompt.name!r}: {', '.join(missing)}"
+        raise MCPError(INVALID_PARAMS, msg)
+    try:
+        validated = prompt.arguments_model.model_validate(raw)
+    except ValidationError as error:
+        msg = f"Invalid arguments for prompt {prompt.name!r}: {error}"
+        raise MCPError(INVALID_PARAMS, msg) from None
+    target = CallTarget("prompts/get", prompt.name, params.arguments, audience)
+    try:
+        value = await run_request(
+            prompt.plan,
+            dump_arguments(validated),
+            ctx,
+            target=target,
+            security=security,
+            input_responses=params.input_responses,
+            request_state=params.request_state,
+        )
+        if isinstance(value, Pending):
+            return value.result
+        return GetPromptResult(description=prompt.wire.description, messages=_to_messages(value))
+    except MCPError:
+        raise
+    except Exception as error:
+        raise MCPError(INTERNAL_ERROR, failure_text(error, f"Error rendering prompt {prompt.name}")) from None

@@ -1,0 +1,163 @@
+"""Resources and resource templates of an `MCPServer`; template functions may use resolvers."""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic_core
+from mcp_types import (
+    BlobResourceContents,
+    Icon,
+    InputRequiredResult,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    TextResourceContents,
+)
+from pydantic import ValidationError
+
+from mcpdi._context import Context
+from mcpdi._edges import adapt_edge, check_questions
+from mcpdi._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
+from mcpdi._rounds import CallTarget, Pending, run_request
+from mcpdi._schema import ArgumentsModel, build_arguments_model, dump_arguments
+from mcpdi._state import RequestStateSecurity
+from mcpdi._tools import failure_text
+from mcpdi.engine import InvalidSignature, Plan, compile_plan
+
+__all__ = ("RegisteredResource", "compile_resource", "read_resource")
+
+_PARAMETER = re.compile(r"\{(\w+)\}")
+
+
+@dataclass(frozen=True, slots=True)
+class RegisteredResource:
+    """A resource or template as registration decided it; `match` finds its URI parameters."""
+
+    uri: str  # the URI, or the URI template
+    plan: Plan
+    arguments_model: type[ArgumentsModel]
+    pattern: re.Pattern[str] | None  # None for a fixed URI
+    mime_type: str | None
+    wire: Resource | ResourceTemplate
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        if self.pattern is None:
+            return {} if uri == self.uri else None
+        found = self.pattern.fullmatch(uri)
+        return found.groupdict() if found else None
+
+
+def _template_pattern(template: str) -> re.Pattern[str]:
+    """`books://{title}/stock` as a regex: each parameter matches one path segment."""
+    parts: list[str] = []
+    position = 0
+    for found in _PARAMETER.finditer(template):
+        parts.append(re.escape(template[position : found.start()]))
+        parts.append(f"(?P<{found.group(1)}>[^/]+)")
+        position = found.end()
+    parts.append(re.escape(template[position:]))
+    return re.compile("".join(parts))
+
+
+def compile_resource(
+    fn: Callable[..., Any],
+    uri: str,
+    *,
+    name: str | None,
+    title: str | None,
+    description: str | None,
+    mime_type: str | None,
+    icons: list[Icon] | None,
+    localns: Mapping[str, Any] | None,
+) -> RegisteredResource:
+    """Compile `fn` into a resource, or a template when `uri` has `{parameters}`."""
+    fn_name = getattr(fn, "__name__", type(fn).__name__)
+    resource_name = name or fn_name
+    plan = compile_plan(fn, context_types=(Context,), adapt=adapt_edge, localns=localns, name=resource_name)
+    check_questions(plan, localns)
+    in_uri = _PARAMETER.findall(uri)
+    taken = [argument.name for argument in plan.arguments]
+    if sorted(in_uri) != sorted(taken):
+        msg = (
+            f"Resource {uri!r} ({plan.location}): the URI's parameters {sorted(in_uri)} must be the "
+            f"function's arguments {sorted(taken)}; resolved and Context parameters are not in the URI"
+        )
+        raise InvalidSignature(msg, function=fn)
+    model = build_arguments_model(
+        f"{fn_name}Arguments", plan.arguments, owner=resource_name, location=plan.location
+    )
+    doc = description if description is not None else inspect.getdoc(fn)
+    wire: Resource | ResourceTemplate
+    if in_uri:
+        wire = ResourceTemplate(
+            uri_template=uri,
+            name=resource_name,
+            title=title,
+            description=doc,
+            mime_type=mime_type,
+            icons=icons,
+        )
+        pattern = _template_pattern(uri)
+    else:
+        wire = Resource(
+            uri=uri, name=resource_name, title=title, description=doc, mime_type=mime_type, icons=icons
+        )
+        pattern = None
+    return RegisteredResource(uri, plan, model, pattern, mime_type, wire)
+
+
+def _contents(
+    uri: str, value: Any, mime_type: str | None
+) -> list[TextResourceContents | BlobResourceContents]:
+    if isinstance(value, bytes):
+        blob = base64.b64encode(value).decode()
+        return [BlobResourceContents(uri=uri, blob=blob, mime_type=mime_type or "application/octet-stream")]
+    text = value if isinstance(value, str) else pydantic_core.to_json(value, fallback=str, indent=2).decode()
+    return [TextResourceContents(uri=uri, text=text, mime_type=mime_type or "text/plain")]
+
+
+async def read_resource(
+    resources: tuple[RegisteredResource, ...],
+    params: ReadResourceRequestParams,
+    ctx: Context[Any],
+    *,
+    security: RequestStateSecurity,
+    audience: str,
+) -> ReadResourceResult | InputRequiredResult:
+    """Read the first resource matching the URI (fixed URIs are tried before templates)."""
+    uri = str(params.uri)
+    for resource in resources:
+        raw = resource.match(uri)
+        if raw is not None:
+            break
+    else:
+        raise MCPError(INVALID_PARAMS, f"Unknown resource: {uri}", {"uri": uri})
+    try:
+        validated = resource.arguments_model.model_validate(raw)
+    except ValidationError:
+        raise MCPError(INVALID_PARAMS, f"Unknown resource: {uri}", {"uri": uri}) from None
+    try:
+        value = await run_request(
+            resource.plan,
+            dump_arguments(validated),
+            ctx,
+            target=CallTarget("resources/read", uri, None, audience),
+            security=security,
+            input_responses=params.input_responses,
+            request_state=params.request_state,
+        )
+        if isinstance(value, Pending):
+            return value.result
+        return ReadResourceResult(contents=_contents(uri, value, resource.mime_type))
+    except MCPError:
+        raise
+    except Exception as error:
+        text = failure_text(error, f"Error reading resource {uri}")
+        raise MCPError(INTERNAL_ERROR, text, {"uri": uri}) from None

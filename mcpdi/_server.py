@@ -1,0 +1,379 @@
+"""`MCPServer`: decorators that compile tools, prompts and resources onto a low-level `Server`."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import AsyncGenerator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Generic, Literal, TypeVar
+
+from mcp_types import (
+    CallToolRequestParams,
+    CallToolResult,
+    GetPromptRequestParams,
+    GetPromptResult,
+    Icon,
+    InputRequiredResult,
+    ListPromptsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    ToolAnnotations,
+)
+from typing_extensions import TypeVar as DefaultTypeVar
+
+from mcpdi._context import Context
+from mcpdi._core_context import ServerRequestContext
+from mcpdi._errors import INVALID_PARAMS, MCPError
+from mcpdi._lowlevel import Server
+from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
+from mcpdi._resources import RegisteredResource, compile_resource, read_resource
+from mcpdi._runner import Runner
+from mcpdi._state import RequestStateSecurity
+from mcpdi._tools import RegisteredTool, call_tool, compile_tool
+
+__all__ = ("MCPServer",)
+
+logger = logging.getLogger("mcpdi")
+
+LifespanT = DefaultTypeVar("LifespanT", default=Any)
+FnT = TypeVar("FnT", bound=Callable[..., Any])
+
+
+def _caller_namespace(depth: int) -> Mapping[str, Any]:
+    """The locals of the frame that registers a function: where its local resolvers live."""
+    return dict(sys._getframe(depth + 1).f_locals)  # pyright: ignore[reportPrivateUsage]
+
+
+class MCPServer(Generic[LifespanT]):
+    """An MCP server whose tools, prompts and resources are plain decorated functions.
+
+    Parameters are call arguments (in the published schema), `Context`, or
+    `Annotated[T, Resolve(fn)]`: filled by your resolver, invisible to the model. Everything
+    is compiled at registration, so a mistake raises `InvalidSignature` before any client
+    connects. `request_state` seals the multi-round state of protocol 2026-07-28; give it
+    shared keys (`RequestStateSecurity(keys=[...])`) when several processes serve one name.
+    """
+
+    def __init__(
+        self,
+        name: str | None = None,
+        instructions: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        version: str | None = None,
+        website_url: str | None = None,
+        icons: list[Icon] | None = None,
+        lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None = None,
+        request_state: RequestStateSecurity | None = None,
+    ) -> None:
+        self.name = name or "mcpdi"
+        self.instructions = instructions
+        self.request_state = request_state if request_state is not None else RequestStateSecurity()
+        self._lifespan = lifespan
+        self._tools: dict[str, RegisteredTool] = {}
+        self._prompts: dict[str, RegisteredPrompt] = {}
+        self._resources: dict[str, RegisteredResource] = {}
+        self._server: Server[LifespanT] = Server(
+            self.name,
+            version=version or "",
+            title=title,
+            description=description,
+            instructions=instructions,
+            website_url=website_url,
+            icons=icons,
+            lifespan=self._enter_lifespan,  # pyright: ignore[reportArgumentType]
+            get_tool_input_schema=self.tool_input_schema,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_list_resources=self._list_resources,
+            on_list_resource_templates=self._list_resource_templates,
+            on_read_resource=self._read_resource,
+            on_list_prompts=self._list_prompts,
+            on_get_prompt=self._get_prompt,
+        )
+
+    # -- what transports use ------------------------------------------------------------
+
+    @property
+    def server(self) -> Server[LifespanT]:
+        """The low-level `Server` this object fills; transports serve it."""
+        return self._server
+
+    def running(self) -> AbstractAsyncContextManager[Runner[LifespanT]]:
+        """Enter the lifespan once and yield the `Runner` that answers messages."""
+        return self._server.running()
+
+    def streamable_http_app(self, **options: Any) -> Any:
+        """A Starlette app serving this server over Streamable HTTP (both protocol eras)."""
+        return self._server.streamable_http_app(**options)
+
+    def run(
+        self,
+        transport: Literal["stdio", "streamable-http"] = "stdio",
+        *,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+    ) -> None:
+        """Serve until stopped, on stdin/stdout or over Streamable HTTP on `host:port`."""
+        self._server.run(transport, host=host, port=port)
+
+    @asynccontextmanager
+    async def _enter_lifespan(self, server: Server[LifespanT]) -> AsyncGenerator[Any]:
+        if self._lifespan is None:
+            yield {}
+            return
+        async with self._lifespan(self) as value:
+            yield value
+
+    # -- registration -------------------------------------------------------------------
+
+    def tool(
+        self,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: list[Icon] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> Callable[[FnT], FnT]:
+        """Register a function as a tool: `@mcp.tool()` (note the parentheses)."""
+        if callable(name):
+            msg = "@mcp.tool is a decorator factory; write @mcp.tool() with parentheses"
+            raise TypeError(msg)
+        localns = _caller_namespace(1)
+
+        def register(fn: FnT) -> FnT:
+            self._add_tool(fn, name, title, description, annotations, icons, meta, structured_output, localns)
+            return fn
+
+        return register
+
+    def add_tool(
+        self,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: list[Icon] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> None:
+        """Register `fn` as a tool without the decorator."""
+        localns = _caller_namespace(1)
+        self._add_tool(fn, name, title, description, annotations, icons, meta, structured_output, localns)
+
+    def _add_tool(
+        self,
+        fn: Callable[..., Any],
+        name: str | None,
+        title: str | None,
+        description: str | None,
+        annotations: ToolAnnotations | None,
+        icons: list[Icon] | None,
+        meta: dict[str, Any] | None,
+        structured_output: bool | None,
+        localns: Mapping[str, Any],
+    ) -> None:
+        tool = compile_tool(
+            fn,
+            name=name,
+            title=title,
+            description=description,
+            annotations=annotations,
+            icons=icons,
+            meta=meta,
+            structured_output=structured_output,
+            localns=localns,
+        )
+        if tool.name in self._tools:
+            logger.warning("tool %r registered again; the new definition replaces the old one", tool.name)
+        self._tools[tool.name] = tool
+
+    def remove_tool(self, name: str) -> None:
+        del self._tools[name]
+
+    def prompt(
+        self,
+        name: str | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[Icon] | None = None,
+    ) -> Callable[[FnT], FnT]:
+        """Register a function as a prompt: `@mcp.prompt()`."""
+        if callable(name):
+            msg = "@mcp.prompt is a decorator factory; write @mcp.prompt() with parentheses"
+            raise TypeError(msg)
+        localns = _caller_namespace(1)
+
+        def register(fn: FnT) -> FnT:
+            prompt = compile_prompt(
+                fn, name=name, title=title, description=description, icons=icons, localns=localns
+            )
+            self._prompts[prompt.name] = prompt
+            return fn
+
+        return register
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        icons: list[Icon] | None = None,
+    ) -> Callable[[FnT], FnT]:
+        """Register a function as a resource (`"res://x"`) or a template (`"res://{x}"`)."""
+        if callable(uri):
+            msg = "@mcp.resource takes the URI: write @mcp.resource('scheme://path')"
+            raise TypeError(msg)
+        localns = _caller_namespace(1)
+
+        def register(fn: FnT) -> FnT:
+            resource = compile_resource(
+                fn,
+                uri,
+                name=name,
+                title=title,
+                description=description,
+                mime_type=mime_type,
+                icons=icons,
+                localns=localns,
+            )
+            self._resources[resource.uri] = resource
+            return fn
+
+        return register
+
+    # -- lookups --------------------------------------------------------------------------
+
+    def tool_input_schema(self, name: str) -> Mapping[str, Any] | None:
+        """The published `inputSchema` of a tool (for `Mcp-Param-*` checks); None if unknown."""
+        tool = self._tools.get(name)
+        return tool.input_schema if tool is not None else None
+
+    def registered_tool(self, name: str) -> RegisteredTool:
+        """A tool as registration compiled it (its plan, schema and output shape)."""
+        return self._tools[name]
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        answers: Mapping[Any, Any] | Callable[[str, Mapping[str, Any] | None], Any] | None = None,
+        protocol_version: str = "2026-07-28",
+        capabilities: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> CallToolResult:
+        """Call a tool in memory, as a client would, answering its questions from `answers`.
+
+        `answers` maps a resolver function, an `inputRequests` key or a method name
+        (`"elicitation/create"`, `"sampling/createMessage"`, `"roots/list"`) to the client's
+        answer (a dict, a wire model, or a callable of the request params); or it is one
+        callable `(method, params) -> answer`. A protocol error raises `MCPError`.
+        """
+        from mcpdi._in_memory import ALL_CAPABILITIES, InMemoryClient  # test-time only
+
+        tool = self._tools.get(name)
+        fns = {step.key: step.fn for step in tool.plan.steps} if tool is not None else {}
+
+        def script(key: str | None, method: str, params: Mapping[str, Any] | None) -> Any:
+            if answers is None:
+                msg = f"tool {name!r} asked {method!r}; pass answers=... to call_tool"
+                raise LookupError(msg)
+            if callable(answers):
+                return answers(method, params)
+            for candidate in (key, fns.get(key or ""), method):
+                if candidate is not None and candidate in answers:
+                    answer = answers[candidate]
+                    return answer(params) if callable(answer) else answer
+            msg = f"no answer for {method!r} (key {key!r}) in answers={answers!r}"
+            raise LookupError(msg)
+
+        async with self.running() as runner:
+            client = InMemoryClient(
+                runner,
+                protocol_version=protocol_version,
+                capabilities=ALL_CAPABILITIES if capabilities is None else capabilities,
+                script=script,
+                headers=headers,
+            )
+            exchange = await client.call_tool(name, arguments or {})
+        if "error" in exchange.response:
+            error = exchange.error
+            raise MCPError(error["code"], error["message"], error.get("data"))
+        return CallToolResult.model_validate(exchange.result)
+
+    # -- handlers -------------------------------------------------------------------------
+
+    def _context(self, ctx: ServerRequestContext[Any]) -> Context[Any]:
+        return Context(ctx, self)
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
+        return ListToolsResult(tools=[tool.wire for tool in self._tools.values()])
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
+    ) -> CallToolResult | InputRequiredResult:
+        tool = self._tools.get(params.name)
+        if tool is None:
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name}")
+        return await call_tool(
+            tool, params, self._context(ctx), security=self.request_state, audience=self.name
+        )
+
+    async def _list_prompts(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListPromptsResult:
+        return ListPromptsResult(prompts=[prompt.wire for prompt in self._prompts.values()])
+
+    async def _get_prompt(
+        self, ctx: ServerRequestContext[Any], params: GetPromptRequestParams
+    ) -> GetPromptResult | InputRequiredResult:
+        prompt = self._prompts.get(params.name)
+        if prompt is None:
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {params.name}")
+        return await get_prompt(
+            prompt, params, self._context(ctx), security=self.request_state, audience=self.name
+        )
+
+    async def _list_resources(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListResourcesResult:
+        fixed = [r.wire for r in self._resources.values() if isinstance(r.wire, Resource)]
+        return ListResourcesResult(resources=fixed)
+
+    async def _list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListResourceTemplatesResult:
+        templates = [r.wire for r in self._resources.values() if isinstance(r.wire, ResourceTemplate)]
+        return ListResourceTemplatesResult(resource_templates=templates)
+
+    async def _read_resource(
+        self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
+    ) -> ReadResourceResult | InputRequiredResult:
+        # Fixed URIs first, so a template never shadows a resource registered by its exact URI.
+        ordered = sorted(self._resources.values(), key=lambda r: r.pattern is not None)
+        return await read_resource(
+            tuple(ordered), params, self._context(ctx), security=self.request_state, audience=self.name
+        )
+
+    def __repr__(self) -> str:
+        return f"MCPServer({self.name!r}, tools={list(self._tools)!r})"

@@ -1,0 +1,164 @@
+"""Tools of an `MCPServer`: compiled at registration, called per `tools/call` in either era."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcp_types import (
+    CallToolRequestParams,
+    CallToolResult,
+    Icon,
+    InputRequiredResult,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)
+from pydantic import ValidationError
+
+from mcpdi._asking import AnswerRejected
+from mcpdi._context import Context
+from mcpdi._edges import adapt_edge, check_hidden_headers, check_questions, return_annotation
+from mcpdi._errors import MCPError
+from mcpdi._headers import find_invalid_x_mcp_header
+from mcpdi._output import Output, plan_output, returns_input_required
+from mcpdi._rounds import CallTarget, Pending, run_request
+from mcpdi._schema import ArgumentsModel, build_arguments_model, dump_arguments, pre_parse_json
+from mcpdi._state import RequestStateSecurity
+from mcpdi._tool_error import ElicitationRefused, ToolError
+from mcpdi.engine import InvalidSignature, Plan, ResolverError, compile_plan
+
+__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text")
+
+logger = logging.getLogger("mcpdi")
+
+
+@dataclass(frozen=True, slots=True)
+class RegisteredTool:
+    """A tool as registration decided it: its plan, argument model, published schema and output."""
+
+    name: str
+    plan: Plan
+    arguments_model: type[ArgumentsModel]
+    output: Output
+    wire: Tool  # what tools/list publishes
+
+    @property
+    def input_schema(self) -> dict[str, Any]:
+        return self.wire.input_schema
+
+
+def compile_tool(
+    fn: Callable[..., Any],
+    *,
+    name: str | None,
+    title: str | None,
+    description: str | None,
+    annotations: ToolAnnotations | None,
+    icons: list[Icon] | None,
+    meta: dict[str, Any] | None,
+    structured_output: bool | None,
+    localns: Mapping[str, Any] | None,
+) -> RegisteredTool:
+    """Compile `fn` into a tool; every mistake raises `InvalidSignature` here, not at call time."""
+    fn_name = getattr(fn, "__name__", type(fn).__name__)
+    if name is None and fn_name == "<lambda>":
+        msg = "A lambda has no name to publish; pass @mcp.tool(name=...) or use a def"
+        raise ValueError(msg)
+    tool_name = name or fn_name
+    plan = compile_plan(fn, context_types=(Context,), adapt=adapt_edge, localns=localns, name=tool_name)
+    check_questions(plan, localns)
+    check_hidden_headers(plan, "Tool", tool_name, localns)
+    arguments_model = build_arguments_model(
+        f"{fn_name}Arguments", plan.arguments, owner=tool_name, location=plan.location
+    )
+    input_schema = arguments_model.model_json_schema()
+    reason = find_invalid_x_mcp_header(input_schema)
+    if reason is not None:
+        msg = f"Tool {tool_name!r} has an invalid x-mcp-header annotation: {reason}"
+        raise InvalidSignature(msg, function=fn)
+    returns = return_annotation(fn, localns)
+    if plan.steps and returns_input_required(returns):
+        msg = (
+            f"Tool {tool_name!r} combines Resolve(...) parameters with an InputRequiredResult return; "
+            "a call has one input_required channel, so the multi-round flow is driven either by "
+            "resolvers or by the tool body, not both"
+        )
+        raise InvalidSignature(msg, function=fn)
+    output = plan_output(fn_name, returns, location=plan.location)
+    if structured_output is False:
+        output = Output(None, None, wrap=False)
+    elif structured_output and output.schema is None:
+        msg = f"Tool {tool_name!r} ({plan.location}): structured_output=True needs a JSON-able return type"
+        raise InvalidSignature(msg, function=fn)
+    wire = Tool(
+        name=tool_name,
+        title=title,
+        description=description if description is not None else inspect.getdoc(fn),
+        input_schema=input_schema,
+        output_schema=output.schema,
+        annotations=annotations,
+        icons=icons,
+        _meta=meta,  # pyright: ignore[reportCallIssue]
+    )
+    return RegisteredTool(tool_name, plan, arguments_model, output, wire)
+
+
+def _error_result(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def failure_text(error: Exception, prefix: str) -> str:
+    """What the client is told about a failed call; raises the `MCPError`s that pass through.
+
+    `prefix` is e.g. `Error executing tool order_book`. Texts of `ToolError`, refused
+    elicitations and bad answers are shown; anything else is logged and withheld.
+    """
+    cause: BaseException = error
+    if isinstance(error, ResolverError) and error.__cause__ is not None:
+        cause = error.__cause__
+    if isinstance(cause, MCPError):
+        raise cause
+    if isinstance(cause, ToolError | ElicitationRefused | AnswerRejected):
+        return f"{prefix}: {cause}"
+    logger.error("%s", prefix, exc_info=error)
+    return prefix
+
+
+async def call_tool(
+    tool: RegisteredTool,
+    params: CallToolRequestParams,
+    ctx: Context[Any],
+    *,
+    security: RequestStateSecurity,
+    audience: str,
+) -> CallToolResult | InputRequiredResult:
+    """Validate the arguments, run the resolvers and the body, and shape the result."""
+    prefix = f"Error executing tool {tool.name}"
+    raw = params.arguments
+    try:
+        validated = tool.arguments_model.model_validate(pre_parse_json(tool.arguments_model, raw or {}))
+    except ValidationError as error:
+        return _error_result(f"{prefix}: {error}")
+    arguments = dump_arguments(validated)
+    target = CallTarget("tools/call", tool.name, raw, audience)
+    try:
+        value = await run_request(
+            tool.plan,
+            arguments,
+            ctx,
+            target=target,
+            security=security,
+            input_responses=params.input_responses,
+            request_state=params.request_state,
+        )
+        if isinstance(value, Pending):
+            return value.result
+        return tool.output.to_result(value)
+    except MCPError:
+        raise
+    except Exception as error:
+        return _error_result(failure_text(error, prefix))

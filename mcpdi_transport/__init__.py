@@ -1,0 +1,79 @@
+"""mcpdi_transport: stdio and Streamable HTTP adapters, the client and the mcpdi command.
+
+Names load on first use, so `mcpdi run` on stdio does not pay for starlette, uvicorn and httpx2.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpdi_transport._client import Client as Client
+    from mcpdi_transport._client_callbacks import ElicitationCallback as ElicitationCallback
+    from mcpdi_transport._client_callbacks import ListRootsCallback as ListRootsCallback
+    from mcpdi_transport._client_callbacks import LoggingCallback as LoggingCallback
+    from mcpdi_transport._client_callbacks import MessageHandler as MessageHandler
+    from mcpdi_transport._client_callbacks import ProgressCallback as ProgressCallback
+    from mcpdi_transport._client_callbacks import RequestContext as RequestContext
+    from mcpdi_transport._client_callbacks import SamplingCallback as SamplingCallback
+    from mcpdi_transport._client_channel import ConnectionLost as ConnectionLost
+    from mcpdi_transport._client_rounds import RoundLimitExceeded as RoundLimitExceeded
+    from mcpdi_transport._client_stdio import StdioTarget as StdioTarget
+    from mcpdi_transport._http_app import build_http_app as build_http_app
+    from mcpdi_transport._serve import CannotListen as CannotListen
+    from mcpdi_transport._serve import run_server as run_server
+    from mcpdi_transport._serve import serve_http as serve_http
+    from mcpdi_transport._stdio import serve_stdio as serve_stdio
+
+__all__ = (
+    "CannotListen",
+    "Client",
+    "ConnectionLost",
+    "ElicitationCallback",
+    "ListRootsCallback",
+    "LoggingCallback",
+    "MessageHandler",
+    "ProgressCallback",
+    "RequestContext",
+    "RoundLimitExceeded",
+    "SamplingCallback",
+    "StdioTarget",
+    "build_http_app",
+    "run_server",
+    "serve_http",
+    "serve_stdio",
+)
+
+_HOMES = {
+    "build_http_app": "mcpdi_transport._http_app",
+    "CannotListen": "mcpdi_transport._serve",
+    "Client": "mcpdi_transport._client",
+    "ConnectionLost": "mcpdi_transport._client_channel",
+    "ElicitationCallback": "mcpdi_transport._client_callbacks",
+    "ListRootsCallback": "mcpdi_transport._client_callbacks",
+    "LoggingCallback": "mcpdi_transport._client_callbacks",
+    "MessageHandler": "mcpdi_transport._client_callbacks",
+    "ProgressCallback": "mcpdi_transport._client_callbacks",
+    "RequestContext": "mcpdi_transport._client_callbacks",
+    "SamplingCallback": "mcpdi_transport._client_callbacks",
+    "RoundLimitExceeded": "mcpdi_transport._client_rounds",
+    "StdioTarget": "mcpdi_transport._client_stdio",
+    "run_server": "mcpdi_transport._serve",
+    "serve_http": "mcpdi_transport._serve",
+    "serve_stdio": "mcpdi_transport._stdio",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        msg = f"module 'mcpdi_transport' has no attribute {name!r}"
+        raise AttributeError(msg)
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,134 @@
+"""`build_http_app`: the Starlette app serving a server over Streamable HTTP in both protocol eras."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncGenerator, Iterable
+from typing import Final
+
+import anyio
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.middleware import Middleware
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from mcpdi_transport._http_common import AppOptions, Running
+from mcpdi_transport._http_legacy import LegacyEndpoint
+from mcpdi_transport._http_modern import serve_modern_request
+from mcpdi_transport._security import DEFAULT_MAX_BODY_SIZE, BodyLimit, SecurityPolicy, security_policy
+from mcpdi_transport._serve import ServesMCP
+
+__all__ = ("build_http_app",)
+
+_SWEEP_INTERVAL: Final = 60.0
+
+
+class _Endpoint:
+    """The ASGI app at the MCP path: checks headers, then routes by `MCP-Protocol-Version`.
+
+    A header naming anything but a handshake version (unknown values included) goes to
+    the stateless 2026-07-28 exchange; an absent header or a handshake version goes to
+    the session endpoint (protocol.md §1.6).
+    """
+
+    def __init__(self, policy: SecurityPolicy, options: AppOptions) -> None:
+        self.policy = policy
+        self.options = options
+        self.legacy = LegacyEndpoint(options)
+        self.running: Running | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        rejection = self.policy.check(scope["method"], Headers(scope=scope))
+        if rejection is not None:
+            await rejection(scope, receive, send)
+            return
+        running = self.running
+        if running is None:
+            msg = "The MCP server is not running: serve this app with its lifespan (uvicorn does so)."
+            await PlainTextResponse(msg, status_code=503)(scope, receive, send)
+            return
+        version = next(
+            (v.decode("latin-1") for k, v in scope["headers"] if k == b"mcp-protocol-version"), None
+        )
+        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            await serve_modern_request(running, self.options, scope, receive, send)
+        else:
+            await self.legacy(running, scope, receive, send)
+
+    async def sweep(self) -> None:
+        while True:
+            await anyio.sleep(min(_SWEEP_INTERVAL, self.options.session_idle_timeout))
+            self.legacy.sweep_idle()
+
+
+def build_http_app(
+    server: ServesMCP,
+    *,
+    json_response: bool = False,
+    stateless: bool = False,
+    path: str = "/mcp",
+    host: str = "127.0.0.1",
+    allowed_hosts: Iterable[str] | None = None,
+    allowed_origins: Iterable[str] | None = None,
+    dns_rebinding_protection: bool | None = None,
+    max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+    sse_retry_ms: int = 1000,
+    max_sessions: int = 10_000,
+    session_idle_timeout: float = 30 * 60.0,
+    debug: bool = False,
+) -> Starlette:
+    """A Starlette app serving `server` at `path` over Streamable HTTP, both protocol eras.
+
+    - `json_response`: answer requests with one JSON object instead of an SSE stream (no
+      notifications during a call, and no server-to-client requests in the handshake era).
+    - `stateless`: no `Mcp-Session-Id` sessions for handshake-era clients (the 2026-07-28
+      era is stateless anyway).
+    - `host` is where the app will be bound; DNS-rebinding protection (Host and Origin
+      checks) is on by default for loopback hosts, or whenever `allowed_hosts` /
+      `allowed_origins` are given, and `dns_rebinding_protection` forces it on or off.
+    - `max_body_size`: larger request bodies get 413.
+    - `sse_retry_ms`: reconnect delay suggested to clients that can resume a stream.
+
+    The app's lifespan enters `server.running()` once; serve it with a server that runs
+    lifespans (uvicorn does). Starlette does not run the lifespan of a mounted sub-app, so
+    when mounting this app into another one, enter `app.router.lifespan_context(app)` from
+    the outer app's lifespan.
+    """
+    options = AppOptions(
+        json_response=json_response,
+        stateless=stateless,
+        sse_retry_ms=sse_retry_ms,
+        max_sessions=max_sessions,
+        session_idle_timeout=session_idle_timeout,
+    )
+    policy = security_policy(
+        host,
+        dns_rebinding_protection=dns_rebinding_protection,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+    )
+    endpoint = _Endpoint(policy, options)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncGenerator[None]:
+        async with server.running() as runner, anyio.create_task_group() as group:
+            endpoint.running = Running(runner, group)
+            group.start_soon(endpoint.sweep)
+            try:
+                yield
+            finally:
+                endpoint.running = None
+                endpoint.legacy.end_all()
+                group.cancel_scope.cancel()
+
+    return Starlette(
+        debug=debug,
+        routes=[Route(path, endpoint=endpoint)],
+        middleware=[Middleware(BodyLimit, max_body_size=max_body_size)],
+        lifespan=lifespan,
+    )

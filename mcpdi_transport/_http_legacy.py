@@ -1,0 +1,319 @@
+"""The handshake-era Streamable HTTP endpoint: sessions, POST/GET/DELETE, SSE answers, resuming."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any, Final, cast
+
+import anyio
+from mcp_types import DEFAULT_NEGOTIATED_VERSION
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from mcpdi._connection import Connection
+from mcpdi._errors import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
+from mcpdi._jsonrpc import Invalid, Notification, Request, classify_message, error_response
+from mcpdi_transport._http_common import (
+    AppOptions,
+    Running,
+    accepts,
+    error_body,
+    handle_safely,
+    json_reply,
+    peer_headers,
+)
+from mcpdi_transport._http_session import LegacySession, StreamPeer, request_key, supports_resuming
+from mcpdi_transport._sse import SSE_HEADERS, EventStream
+
+__all__ = ("LegacyEndpoint",)
+
+logger = logging.getLogger("mcpdi_transport")
+
+_SESSION_HEADER: Final = "mcp-session-id"
+_REQUEST_CANCELLED: Final = -32800
+_JSON_ONLY_REASON: Final = (
+    "this endpoint answers with plain JSON (json_response=True), so nothing can carry a request "
+    "to the client; serve SSE answers or use protocol 2026-07-28"
+)
+_STATELESS_REASON: Final = (
+    "this endpoint keeps no sessions (stateless=True), so the client's answer could not be routed "
+    "back; serve with sessions or use protocol 2026-07-28"
+)
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    return next((v.decode("latin-1") for k, v in scope["headers"] if k == name), None)
+
+
+class LegacyEndpoint:
+    """Serves every request whose `MCP-Protocol-Version` is absent or a handshake version."""
+
+    def __init__(self, options: AppOptions) -> None:
+        self.options = options
+        self.sessions: dict[str, LegacySession] = {}
+
+    # -- registry -----------------------------------------------------------------------------
+
+    def end_session(self, session: LegacySession) -> None:
+        self.sessions.pop(session.session_id, None)
+        session.end()
+
+    def end_all(self) -> None:
+        for session in list(self.sessions.values()):
+            self.end_session(session)
+
+    def sweep_idle(self) -> None:
+        """End sessions nobody has used for `session_idle_timeout` seconds."""
+        deadline = anyio.current_time() - self.options.session_idle_timeout
+        for session in list(self.sessions.values()):
+            if not session.busy and session.last_active < deadline:
+                logger.info("ending idle session %s", session.session_id)
+                self.end_session(session)
+
+    # -- dispatch -----------------------------------------------------------------------------
+
+    async def __call__(self, running: Running, scope: Scope, receive: Receive, send: Send) -> None:
+        method = scope["method"]
+        stateless = self.options.stateless
+        allowed = "POST" if stateless else "GET, POST, DELETE"
+        if method not in allowed.split(", "):
+            body = error_body(INVALID_REQUEST, "Method Not Allowed")
+            await json_reply(scope, receive, send, body, status=405, headers={"Allow": allowed})
+            return
+        session: LegacySession | None = None
+        session_id = _header(scope, _SESSION_HEADER.encode())
+        if session_id is not None and not stateless:
+            session = self.sessions.get(session_id)
+            if session is None:
+                await json_reply(
+                    scope, receive, send, error_body(INVALID_REQUEST, "Session not found"), status=404
+                )
+                return
+            session.touch()
+        if method == "POST":
+            await self._post(running, session, scope, receive, send)
+        elif session is None:
+            await json_reply(
+                scope,
+                receive,
+                send,
+                error_body(INVALID_REQUEST, "Bad Request: Missing session ID"),
+                status=400,
+            )
+        elif method == "GET":
+            await self._get(session, scope, receive, send)
+        else:
+            self.end_session(session)
+            await Response(status_code=200, headers={_SESSION_HEADER: session.session_id})(
+                scope, receive, send
+            )
+
+    async def _post(
+        self, running: Running, session: LegacySession | None, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        wants_json, wants_sse = accepts(scope)
+        if self.options.json_response and not wants_json:
+            problem = "Not Acceptable: Client must accept application/json"
+        elif not self.options.json_response and not (wants_json and wants_sse):
+            problem = "Not Acceptable: Client must accept both application/json and text/event-stream"
+        else:
+            problem = None
+        if problem is not None:
+            await json_reply(scope, receive, send, error_body(INVALID_REQUEST, problem), status=406)
+            return
+        raw = b""
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            raw += message.get("body", b"")
+            if not message.get("more_body", False):
+                break
+        try:
+            body: object = json.loads(raw)
+        except (ValueError, RecursionError):
+            await json_reply(scope, receive, send, error_body(PARSE_ERROR, "Parse error"), status=400)
+            return
+        kind = classify_message(body)
+        if isinstance(kind, Invalid):
+            await json_reply(scope, receive, send, error_response(kind.id, kind.error), status=400)
+            return
+        is_initialize = isinstance(kind, Request) and kind.method == "initialize"
+        if session is None and not self.options.stateless:
+            if not is_initialize:
+                await json_reply(
+                    scope,
+                    receive,
+                    send,
+                    error_body(INVALID_REQUEST, "Bad Request: Missing session ID"),
+                    status=400,
+                )
+                return
+            if len(self.sessions) >= self.options.max_sessions:
+                await json_reply(
+                    scope, receive, send, error_body(INTERNAL_ERROR, "Too many open sessions"), status=503
+                )
+                return
+            session = LegacySession()
+            self.sessions[session.session_id] = session
+        message = cast("Mapping[str, Any]", body)
+        connection = session.connection if session is not None else self._stateless_connection(scope)
+        extra = {_SESSION_HEADER: session.session_id} if session is not None else {}
+        if not isinstance(kind, Request):
+            if not isinstance(kind, Notification):
+                if session is not None:
+                    session.deliver(message)
+            elif kind.method == "notifications/cancelled":
+                if session is not None and kind.params is not None:
+                    session.cancel(kind.params.get("requestId"))
+            else:
+                peer = StreamPeer(peer_headers(scope), None, None, _STATELESS_REASON)
+                await handle_safely(running, message, connection, peer)
+            await Response(status_code=202, headers=extra)(scope, receive, send)
+            return
+        if self.options.json_response:
+            await self._answer_json(running, session, connection, kind, message, scope, receive, send)
+        else:
+            await self._answer_sse(running, session, connection, kind, message, scope, receive, send)
+
+    def _stateless_connection(self, scope: Scope) -> Connection:
+        """A session-less endpoint serves each POST as if the handshake had just happened."""
+        connection = Connection.for_legacy_session()
+        connection.protocol_version = _header(scope, b"mcp-protocol-version") or DEFAULT_NEGOTIATED_VERSION
+        connection.initialized = True
+        return connection
+
+    async def _answer_json(
+        self,
+        running: Running,
+        session: LegacySession | None,
+        connection: Connection,
+        request: Request,
+        message: Mapping[str, Any],
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        peer = StreamPeer(peer_headers(scope), None, None, _JSON_ONLY_REASON)
+        response: dict[str, Any] | None = None
+        key = request_key(request.id)
+        with anyio.CancelScope() as cancel_scope:
+            if session is not None:
+                session.running[key] = cancel_scope
+            try:
+                response = await handle_safely(running, message, connection, peer)
+            finally:
+                if session is not None:
+                    session.running.pop(key, None)
+        if response is None:
+            response = error_body(_REQUEST_CANCELLED, "Request cancelled", request.id)
+        headers = {_SESSION_HEADER: session.session_id} if session is not None else None
+        await json_reply(scope, receive, send, response, headers=headers)
+
+    async def _answer_sse(
+        self,
+        running: Running,
+        session: LegacySession | None,
+        connection: Connection,
+        request: Request,
+        message: Mapping[str, Any],
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        """Answer on an SSE stream that outlives the HTTP response (a dropped connection is no cancel)."""
+        if request.method == "initialize" and request.params is not None:
+            version = request.params.get("protocolVersion")
+        else:
+            version = connection.protocol_version or _header(scope, b"mcp-protocol-version")
+        resumable = session is not None and supports_resuming(version if isinstance(version, str) else None)
+        if session is not None:
+            stream = session.open_stream(resumable=resumable, retry_ms=self.options.sse_retry_ms)
+        else:
+            stream = EventStream("0", resumable=False)
+        peer = StreamPeer(peer_headers(scope), session, stream, _STATELESS_REASON)
+        key = request_key(request.id)
+        cancel_scope = anyio.CancelScope()
+        if session is not None:
+            session.running[key] = cancel_scope
+
+        async def run_handler() -> None:
+            try:
+                with cancel_scope:
+                    response = await handle_safely(running, message, connection, peer)
+                    if response is not None:
+                        stream.append(response)
+            finally:
+                if session is not None:
+                    session.running.pop(key, None)
+                    session.touch()
+                stream.close()
+
+        running.task_group.start_soon(run_handler)
+        extra = [(_SESSION_HEADER.encode(), session.session_id.encode())] if session is not None else []
+        await _send_stream(stream, 0, extra, scope, receive, send, first_reader=True)
+
+    async def _get(self, session: LegacySession, scope: Scope, receive: Receive, send: Send) -> None:
+        if not accepts(scope)[1]:
+            body = error_body(INVALID_REQUEST, "Not Acceptable: Client must accept text/event-stream")
+            await json_reply(scope, receive, send, body, status=406)
+            return
+        extra = [(_SESSION_HEADER.encode(), session.session_id.encode())]
+        last_event_id = _header(scope, b"last-event-id")
+        found = session.find_stream(last_event_id) if last_event_id else None
+        if found is not None and found[0] is not session.standalone:
+            await _send_stream(found[0], found[1], extra, scope, receive, send)
+            return
+        standalone = session.standalone
+        if found is not None and standalone is not None and found[0] is standalone:
+            # A client resuming the standalone stream replaces a reader we may still think open.
+            standalone.drop_readers()
+            start = found[1]
+        elif session.standalone_readers:
+            body = error_body(INVALID_REQUEST, "Conflict: Only one SSE stream is allowed per session")
+            await json_reply(
+                scope, receive, send, body, status=409, headers={_SESSION_HEADER: session.session_id}
+            )
+            return
+        else:
+            standalone = EventStream("get", resumable=supports_resuming(session.connection.protocol_version))
+            standalone.prime(self.options.sse_retry_ms)
+            session.standalone = standalone
+            start = 0
+        session.standalone_readers += 1
+        try:
+            await _send_stream(standalone, start, extra, scope, receive, send)
+        finally:
+            session.standalone_readers -= 1
+            session.touch()
+
+
+async def _send_stream(
+    stream: EventStream,
+    start: int,
+    extra_headers: list[tuple[bytes, bytes]],
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    *,
+    first_reader: bool = False,
+) -> None:
+    """Send `stream` from `start` as the HTTP response until it ends or the client goes away."""
+    await send({"type": "http.response.start", "status": 200, "headers": [*SSE_HEADERS, *extra_headers]})
+
+    async def forward(group_scope: anyio.CancelScope) -> None:
+        async for frame in stream.follow(start, first_reader=first_reader):
+            await send({"type": "http.response.body", "body": frame, "more_body": True})
+        group_scope.cancel()
+
+    async def watch_disconnect(group_scope: anyio.CancelScope) -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        group_scope.cancel()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(forward, group.cancel_scope)
+        group.start_soon(watch_disconnect, group.cancel_scope)
+    await send({"type": "http.response.body", "body": b"", "more_body": False})

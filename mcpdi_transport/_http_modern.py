@@ -1,0 +1,238 @@
+"""The 2026-07-28 HTTP exchange: one stateless POST in, one JSON-RPC response out (JSON or SSE)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import math
+from collections.abc import Mapping
+from typing import Any, Final, cast
+
+import anyio
+from anyio.streams.memory import MemoryObjectSendStream
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+from mcpdi._connection import Connection
+from mcpdi._envelope import check_modern_http_request, unsupported_version
+from mcpdi._errors import (
+    HEADER_MISMATCH,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    MCPError,
+    NoBackChannel,
+    http_status_for,
+)
+from mcpdi._headers import validate_mcp_param_headers
+from mcpdi._jsonrpc import Notification, Request, classify_message, error_response
+from mcpdi_transport._http_common import (
+    AppOptions,
+    Running,
+    accepts,
+    error_body,
+    handle_safely,
+    header_lists,
+    header_pairs,
+    json_reply,
+    peer_headers,
+)
+from mcpdi_transport._sse import PING, PING_INTERVAL, SSE_HEADERS, dump_json, sse_frame
+
+__all__ = ("serve_modern_request",)
+
+logger = logging.getLogger("mcpdi_transport")
+
+_NOT_ONE_MESSAGE: Final = "Body must be a single JSON-RPC request or notification object"
+
+
+class _ExchangePeer:
+    """The peer of one modern POST: notifications ride the response stream; no requests."""
+
+    __slots__ = ("_headers", "_sink")
+
+    def __init__(self, headers: Mapping[str, str], sink: MemoryObjectSendStream[bytes] | None) -> None:
+        self._headers = headers
+        self._sink = sink
+
+    @property
+    def headers(self) -> Mapping[str, str] | None:
+        return self._headers
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
+        if self._sink is None:
+            return  # a plain JSON answer has no place for notifications
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        try:
+            await self._sink.send(sse_frame(dump_json(message)))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            logger.debug("dropped %s: the response stream is closed", method)
+
+    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        raise NoBackChannel(method, "protocol 2026-07-28 has no server-to-client requests")
+
+
+async def _reply(scope: Scope, receive: Receive, send: Send, message: Mapping[str, Any]) -> None:
+    error = message.get("error")
+    status = http_status_for(cast("Mapping[str, Any]", error)["code"]) if isinstance(error, Mapping) else 200
+    await json_reply(scope, receive, send, message, status=status)
+
+
+async def _mcp_param_problem(runner: Any, request: Request, scope: Scope) -> MCPError | None:
+    """`-32020` when a `tools/call`'s `Mcp-Param-*` headers disagree with its arguments."""
+    if request.method != "tools/call" or request.params is None:
+        return None
+    name = request.params.get("name")
+    arguments = request.params.get("arguments")
+    if not isinstance(name, str) or (arguments is not None and not isinstance(arguments, Mapping)):
+        return None
+    pairs = header_pairs(scope)
+    if not arguments and not any(header.startswith("mcp-param-") for header, _ in pairs):
+        return None
+    meta = request.params.get("_meta")
+    peer = _ExchangePeer(peer_headers(scope), None)
+    try:
+        schema = runner.tool_input_schema(name, meta=meta if isinstance(meta, Mapping) else None, peer=peer)
+        if inspect.isawaitable(schema):
+            schema = await schema
+    except Exception:
+        # Header validation must never break a working call: skip it, loudly.
+        logger.exception("Mcp-Param header validation skipped: the input schema of %r is unavailable", name)
+        return None
+    if schema is None:
+        return None
+    problem = validate_mcp_param_headers(
+        cast("Mapping[str, Any]", schema), cast("Mapping[str, Any] | None", arguments), pairs
+    )
+    return MCPError(HEADER_MISMATCH, problem) if problem is not None else None
+
+
+async def _acknowledge(scope: Scope, receive: Receive, send: Send, body: Mapping[str, Any]) -> None:
+    """A notification: 202 at a served version (and dropped), else the version error."""
+    if not isinstance(classify_message(body), Notification):
+        await json_reply(scope, receive, send, error_body(INVALID_REQUEST, _NOT_ONE_MESSAGE), status=400)
+        return
+    requested = next((v for k, v in header_pairs(scope) if k == "mcp-protocol-version"), "")
+    if requested not in MODERN_PROTOCOL_VERSIONS:
+        error = unsupported_version(requested)
+        await json_reply(scope, receive, send, error_response(None, error), status=400)
+        return
+    await Response(status_code=202)(scope, receive, send)
+
+
+async def serve_modern_request(
+    running: Running, options: AppOptions, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """Answer one POST whose `MCP-Protocol-Version` names a non-handshake version (protocol.md §2.6)."""
+    if scope["method"] != "POST":
+        await Response(status_code=405, headers={"Allow": "POST"})(scope, receive, send)
+        return
+    wants_json, wants_sse = accepts(scope)
+    if not wants_json or (not options.json_response and not wants_sse):
+        await Response(status_code=406)(scope, receive, send)
+        return
+    raw = b""
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return  # the client left before sending its body
+        raw += message.get("body", b"")
+        if not message.get("more_body", False):
+            break
+    try:
+        body: object = json.loads(raw)
+    except (ValueError, RecursionError):
+        await json_reply(scope, receive, send, error_body(PARSE_ERROR, "Parse error"), status=400)
+        return
+    if isinstance(body, dict) and "id" not in body:
+        await _acknowledge(scope, receive, send, cast("dict[str, Any]", body))
+        return
+    request = classify_message(cast("object", body))
+    if not isinstance(request, Request):
+        await json_reply(scope, receive, send, error_body(INVALID_REQUEST, _NOT_ONE_MESSAGE), status=400)
+        return
+    if request.method == "subscriptions/listen" and not wants_sse:
+        await Response(status_code=406)(scope, receive, send)
+        return
+    problem = check_modern_http_request(header_lists(scope), cast("Mapping[str, Any]", body))
+    if problem is None:
+        problem = await _mcp_param_problem(running.runner, request, scope)
+    if problem is not None:
+        await _reply(scope, receive, send, error_response(request.id, problem))
+        return
+    if options.json_response and request.method != "subscriptions/listen":
+        await _answer_json(running, scope, receive, send, cast("Mapping[str, Any]", body))
+    else:
+        await _answer_deferred(running, scope, receive, send, cast("Mapping[str, Any]", body))
+
+
+async def _watch_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    """Closing the response stream is how a 2026-07-28 client cancels: stop the handler."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    scope.cancel()
+
+
+async def _answer_json(
+    running: Running, scope: Scope, receive: Receive, send: Send, body: Mapping[str, Any]
+) -> None:
+    peer = _ExchangePeer(peer_headers(scope), None)
+    response: dict[str, Any] | None = None
+    async with anyio.create_task_group() as group:
+        group.start_soon(_watch_disconnect, receive, group.cancel_scope)
+        response = await handle_safely(running, body, Connection.for_modern_request(), peer)
+        group.cancel_scope.cancel()
+    if response is not None:
+        await _reply(scope, receive, send, response)
+
+
+async def _answer_deferred(
+    running: Running, scope: Scope, receive: Receive, send: Send, body: Mapping[str, Any]
+) -> None:
+    """SSE mode: plain JSON (with its HTTP status) unless the handler notifies or runs long.
+
+    Notifications wait in a channel until the first one arrives; then the answer commits
+    to `text/event-stream` (status 200) and everything follows as events, with a ping
+    comment whenever the handler is quiet for a while.
+    """
+    sink, events = anyio.create_memory_object_stream[bytes](math.inf)
+    peer = _ExchangePeer(peer_headers(scope), sink)
+    outcome: list[dict[str, Any] | None] = []
+
+    async def run_handler() -> None:
+        async with sink:
+            outcome.append(await handle_safely(running, body, Connection.for_modern_request(), peer))
+
+    async with events, anyio.create_task_group() as group:
+        group.start_soon(run_handler)
+        group.start_soon(_watch_disconnect, receive, group.cancel_scope)
+        first: bytes | None = None
+        finished = False
+        with anyio.move_on_after(PING_INTERVAL):
+            try:
+                first = await events.receive()
+            except anyio.EndOfStream:
+                finished = True
+        if finished:
+            if outcome and outcome[0] is not None:
+                await _reply(scope, receive, send, outcome[0])
+            else:
+                await Response(status_code=202)(scope, receive, send)
+            group.cancel_scope.cancel()
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": list(SSE_HEADERS)})
+        await send({"type": "http.response.body", "body": first or PING, "more_body": True})
+        while True:
+            frame: bytes = PING
+            with anyio.move_on_after(PING_INTERVAL):
+                try:
+                    frame = await events.receive()
+                except anyio.EndOfStream:
+                    break
+            await send({"type": "http.response.body", "body": frame, "more_body": True})
+        final = sse_frame(dump_json(outcome[0])) if outcome and outcome[0] is not None else b""
+        await send({"type": "http.response.body", "body": final, "more_body": False})
+        group.cancel_scope.cancel()

@@ -1,0 +1,188 @@
+"""A handshake-era HTTP session: its connection, SSE streams, running requests and pending questions."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Mapping
+from typing import Any, Final, cast
+
+import anyio
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
+
+from mcpdi._connection import Connection
+from mcpdi._errors import INTERNAL_ERROR, MCPError, NoBackChannel
+from mcpdi._jsonrpc import RequestId
+from mcpdi_transport._sse import EventStream
+
+__all__ = ("LegacySession", "StreamPeer", "request_key", "supports_resuming")
+
+_RESUMABLE_FROM: Final = "2025-11-25"
+_KEPT_FINISHED_STREAMS: Final = 64
+
+
+def supports_resuming(version: str | None) -> bool:
+    """Clients at 2025-11-25 and later understand priming events (id, empty data)."""
+    if version not in KNOWN_PROTOCOL_VERSIONS:
+        return False
+    return KNOWN_PROTOCOL_VERSIONS.index(version) >= KNOWN_PROTOCOL_VERSIONS.index(_RESUMABLE_FROM)
+
+
+def request_key(id_: object) -> str:
+    """A dictionary key telling `1` and `"1"` apart."""
+    return json.dumps(id_)
+
+
+class _Answer:
+    """Where the client's response to one server-to-client request lands."""
+
+    __slots__ = ("arrived", "message")
+
+    def __init__(self) -> None:
+        self.arrived = anyio.Event()
+        self.message: Mapping[str, Any] | None = None
+
+
+class LegacySession:
+    """One `Mcp-Session-Id`: created by `initialize`, ended by DELETE or idleness."""
+
+    def __init__(self, *, session_id: str | None = None) -> None:
+        self.session_id = session_id or uuid.uuid4().hex
+        self.connection = Connection.for_legacy_session()
+        self.streams: dict[str, EventStream] = {}
+        self.standalone: EventStream | None = None
+        self.standalone_readers = 0
+        self.running: dict[str, anyio.CancelScope] = {}
+        self.answers: dict[str, _Answer] = {}
+        self.last_active = anyio.current_time()
+        self.ended = False
+        self._stream_count = 0
+        self._request_count = 0
+
+    def touch(self) -> None:
+        self.last_active = anyio.current_time()
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.running) or self.standalone_readers > 0
+
+    def open_stream(self, *, resumable: bool, retry_ms: int) -> EventStream:
+        self._stream_count += 1
+        stream = EventStream(str(self._stream_count), resumable=resumable)
+        stream.prime(retry_ms)
+        self.streams[stream.stream_id] = stream
+        self._forget_finished()
+        return stream
+
+    def _forget_finished(self) -> None:
+        """Drop streams read to the end, and the oldest finished ones beyond a cap."""
+        for stream_id, stream in list(self.streams.items()):
+            if stream.drained:
+                del self.streams[stream_id]
+        finished = [stream_id for stream_id, stream in self.streams.items() if stream.closed]
+        for stream_id in finished[: max(0, len(finished) - _KEPT_FINISHED_STREAMS)]:
+            del self.streams[stream_id]
+
+    def find_stream(self, last_event_id: str) -> tuple[EventStream, int] | None:
+        """The stream holding `last_event_id` and the index to resume from."""
+        candidates = [*self.streams.values(), *([self.standalone] if self.standalone else [])]
+        for stream in candidates:
+            position = stream.position_after(last_event_id)
+            if position is not None:
+                return stream, position
+        return None
+
+    def next_request_id(self) -> int:
+        self._request_count += 1
+        return self._request_count
+
+    def deliver(self, message: Mapping[str, Any]) -> None:
+        """Route the client's response to the server-to-client request waiting for it."""
+        answer = self.answers.get(request_key(message.get("id")))
+        if answer is not None and not answer.arrived.is_set():
+            answer.message = message
+            answer.arrived.set()
+
+    def cancel(self, request_id: object) -> None:
+        scope = self.running.get(request_key(request_id))
+        if scope is not None:
+            scope.cancel()
+
+    def end(self) -> None:
+        """Stop everything the session runs; pending questions fail, streams close."""
+        self.ended = True
+        for scope in self.running.values():
+            scope.cancel()
+        for answer in self.answers.values():
+            answer.arrived.set()
+        for stream in self.streams.values():
+            stream.close()
+        if self.standalone is not None:
+            self.standalone.close()
+
+
+class StreamPeer:
+    """The peer of one legacy request: notifications and questions ride its SSE stream.
+
+    Without a stream (plain JSON answers, or a session-less endpoint) notifications are
+    dropped and questions fail with `NoBackChannel`.
+    """
+
+    __slots__ = ("_headers", "_no_channel_reason", "_session", "_stream")
+
+    def __init__(
+        self,
+        headers: Mapping[str, str],
+        session: LegacySession | None,
+        stream: EventStream | None,
+        no_channel_reason: str,
+    ) -> None:
+        self._headers = headers
+        self._session = session
+        self._stream = stream
+        self._no_channel_reason = no_channel_reason
+
+    @property
+    def headers(self) -> Mapping[str, str] | None:
+        return self._headers
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
+        if self._stream is None:
+            return
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        self._stream.append(message)
+
+    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        session, stream = self._session, self._stream
+        if session is None or stream is None:
+            raise NoBackChannel(method, self._no_channel_reason)
+        request_id: RequestId = session.next_request_id()
+        key = request_key(request_id)
+        answer = _Answer()
+        session.answers[key] = answer
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        try:
+            stream.append(message)
+            await answer.arrived.wait()
+        finally:
+            del session.answers[key]
+        reply = answer.message
+        if reply is None:
+            raise MCPError(INTERNAL_ERROR, f"The session ended before the client answered {method!r}")
+        error = reply.get("error")
+        if isinstance(error, Mapping):
+            error = cast("Mapping[str, Any]", error)
+            code = error.get("code")
+            return_code = code if isinstance(code, int) else INTERNAL_ERROR
+            raise MCPError(return_code, str(error.get("message", "")), error.get("data"))
+        result = reply.get("result")
+        return dict(cast("Mapping[str, Any]", result)) if isinstance(result, Mapping) else {}
+
+    def close_sse_stream(self) -> None:
+        """End the client's connection to this request's stream; it resumes with `Last-Event-ID`."""
+        if self._stream is not None:
+            self._stream.drop_readers()

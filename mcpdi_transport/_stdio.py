@@ -1,0 +1,337 @@
+"""stdio: newline-delimited JSON-RPC on stdin/stdout, each request in its own task."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sys
+import threading
+from collections.abc import Generator, Mapping
+from typing import Any, Final, cast
+
+import anyio
+import anyio.abc
+import anyio.from_thread
+import anyio.lowlevel
+from anyio.streams.memory import MemoryObjectReceiveStream
+
+from mcpdi._connection import Connection
+from mcpdi._errors import INTERNAL_ERROR, MCPError, NoBackChannel
+from mcpdi._jsonrpc import Invalid, Notification, Request, RequestId, classify_message, error_response
+from mcpdi_transport._http_session import request_key
+from mcpdi_transport._serve import ServesMCP
+from mcpdi_transport._sse import dump_json
+
+__all__ = ("serve_stdio",)
+
+logger = logging.getLogger("mcpdi_transport")
+
+MAX_LINE: Final = 4 * 1024 * 1024
+"""Longer lines are answered with a parse error and skipped."""
+
+EOF_GRACE: Final = 10.0
+"""Seconds in-flight requests may still finish after stdin closes."""
+
+_PARSE_ERROR: Final = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+
+
+class _Answer:
+    __slots__ = ("arrived", "message")
+
+    def __init__(self) -> None:
+        self.arrived = anyio.Event()
+        self.message: Mapping[str, Any] | None = None
+
+
+class _Wire:
+    """The outgoing side of the connection and the server-to-client requests awaiting answers."""
+
+    def __init__(self, out: anyio.abc.ByteSendStream) -> None:
+        self._out = out
+        self._lock = anyio.Lock()
+        self._count = 0
+        self.answers: dict[str, _Answer] = {}
+        self.closed = False
+
+    async def write(self, message: Mapping[str, Any]) -> None:
+        data = (dump_json(message) + "\n").encode()
+        async with self._lock:
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                await self._out.send(data)
+
+    def deliver(self, message: Mapping[str, Any]) -> None:
+        answer = self.answers.get(request_key(message.get("id")))
+        if answer is not None and not answer.arrived.is_set():
+            answer.message = message
+            answer.arrived.set()
+
+    def close(self) -> None:
+        """stdin ended: no answer can come any more."""
+        self.closed = True
+        for answer in self.answers.values():
+            answer.arrived.set()
+
+    async def ask(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        if self.closed:
+            raise MCPError(INTERNAL_ERROR, f"stdin is closed, so the client cannot answer {method!r}")
+        self._count += 1
+        request_id: RequestId = self._count
+        key = request_key(request_id)
+        answer = _Answer()
+        self.answers[key] = answer
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        try:
+            await self.write(message)
+            await answer.arrived.wait()
+        finally:
+            del self.answers[key]
+        reply = answer.message
+        if reply is None:
+            raise MCPError(INTERNAL_ERROR, f"stdin closed before the client answered {method!r}")
+        error = reply.get("error")
+        if isinstance(error, Mapping):
+            error = cast("Mapping[str, Any]", error)
+            code = error.get("code")
+            raise MCPError(
+                code if isinstance(code, int) else INTERNAL_ERROR,
+                str(error.get("message", "")),
+                error.get("data"),
+            )
+        result = reply.get("result")
+        return dict(cast("Mapping[str, Any]", result)) if isinstance(result, Mapping) else {}
+
+
+class _StdioPeer:
+    """The peer of one request on the stream: notifications and (legacy) requests go to stdout."""
+
+    __slots__ = ("_connection", "_wire")
+
+    def __init__(self, wire: _Wire, connection: Connection) -> None:
+        self._wire = wire
+        self._connection = connection
+
+    @property
+    def headers(self) -> Mapping[str, str] | None:
+        return None
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        await self._wire.write(message)
+
+    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        if self._connection.era == "modern":
+            raise NoBackChannel(method, "protocol 2026-07-28 has no server-to-client requests")
+        return await self._wire.ask(method, params)
+
+
+async def _serve_lines(
+    runner: Any, lines: anyio.abc.ByteReceiveStream, out: anyio.abc.ByteSendStream, *, eof_grace: float
+) -> None:
+    wire = _Wire(out)
+    connection = Connection.for_stream()
+    peer = _StdioPeer(wire, connection)
+    running: dict[str, anyio.CancelScope] = {}
+    reader = _LineReader(lines)
+
+    async def answer(message: Mapping[str, Any], id_: RequestId | None) -> None:
+        try:
+            response = await runner.handle(message, connection, peer)
+        except Exception:
+            logger.exception("the runner failed on %s", message.get("method"))
+            if id_ is None:
+                return
+            response = error_response(id_, MCPError(INTERNAL_ERROR, "Internal error"))
+        if response is not None:
+            await wire.write(response)
+
+    async def serve_request(request: Request, message: Mapping[str, Any], scope: anyio.CancelScope) -> None:
+        try:
+            with scope:
+                await answer(message, request.id)
+        finally:
+            running.pop(request_key(request.id), None)
+
+    async with anyio.create_task_group() as group:
+        while True:
+            raw = await reader.next_line()
+            if raw is None:
+                break
+            if raw is _TOO_LONG:
+                await wire.write(_PARSE_ERROR)
+                continue
+            text = raw.decode("utf-8", errors="replace").strip()
+            if not text:
+                continue
+            try:
+                parsed: object = json.loads(text)
+            except (ValueError, RecursionError):
+                await wire.write(_PARSE_ERROR)
+                continue
+            kind = classify_message(parsed)
+            if isinstance(kind, Invalid):
+                await wire.write(error_response(kind.id, kind.error))
+            elif isinstance(kind, Request):
+                message = cast("Mapping[str, Any]", parsed)
+                if kind.method == "initialize":
+                    # Inline, so the era and the handshake are settled before the next line.
+                    await answer(message, kind.id)
+                    continue
+                scope = anyio.CancelScope()
+                running[request_key(kind.id)] = scope
+                group.start_soon(serve_request, kind, message, scope)
+            elif isinstance(kind, Notification):
+                if kind.method == "notifications/cancelled" and kind.params is not None:
+                    scope = running.get(request_key(kind.params.get("requestId")))
+                    if scope is not None:
+                        scope.cancel()
+                    continue
+                await answer(cast("Mapping[str, Any]", parsed), None)
+            else:
+                wire.deliver(kind.message)
+        wire.close()
+        with anyio.move_on_after(eof_grace):
+            while running:
+                await anyio.sleep(0.01)
+        group.cancel_scope.cancel()
+
+
+_TOO_LONG: Final = b"\0too long"
+
+
+class _LineReader:
+    """Splits a byte stream into lines; a line over `MAX_LINE` bytes comes out as `_TOO_LONG`."""
+
+    def __init__(self, stream: anyio.abc.ByteReceiveStream) -> None:
+        self._stream = stream
+        self._buffer = bytearray()
+        self._skipping = False
+
+    async def next_line(self) -> bytes | None:
+        """The next line without its newline; None at the end of the stream."""
+        while True:
+            index = self._buffer.find(b"\n")
+            if index >= 0:
+                line = bytes(self._buffer[:index])
+                del self._buffer[: index + 1]
+                if self._skipping:
+                    self._skipping = False
+                    continue
+                return line
+            if len(self._buffer) > MAX_LINE:
+                self._buffer.clear()
+                if not self._skipping:
+                    self._skipping = True
+                    return _TOO_LONG
+            try:
+                self._buffer.extend(await self._stream.receive())
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                if self._buffer and not self._skipping:
+                    line = bytes(self._buffer)
+                    self._buffer.clear()
+                    return line
+                return None
+
+
+class _ThreadReader(anyio.abc.ByteReceiveStream):
+    """Reads a file descriptor in a daemon thread, so a blocked read never holds up exit."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._chunks: MemoryObjectReceiveStream[bytes] | None = None
+
+    def start(self) -> None:
+        sender, self._chunks = anyio.create_memory_object_stream[bytes](16)
+        token = anyio.lowlevel.current_token()
+
+        def pump() -> None:
+            try:
+                while chunk := os.read(self._fd, 65536):
+                    anyio.from_thread.run(sender.send, chunk, token=token)
+            except Exception:  # the loop is gone, or the descriptor: nothing left to feed
+                pass
+            with contextlib.suppress(Exception):
+                anyio.from_thread.run_sync(sender.close, token=token)
+
+        threading.Thread(target=pump, name="mcpdi-stdin", daemon=True).start()
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        assert self._chunks is not None
+        return await self._chunks.receive()
+
+    async def aclose(self) -> None:
+        if self._chunks is not None:
+            await self._chunks.aclose()
+
+
+class _FdWriter(anyio.abc.ByteSendStream):
+    """Writes to a file descriptor from a worker thread (a full pipe must not stall the loop)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    async def send(self, item: bytes) -> None:
+        view = memoryview(item)
+        while view:
+            written = await anyio.to_thread.run_sync(os.write, self._fd, view)
+            view = view[written:]
+
+    async def aclose(self) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def _claim_std_streams() -> Generator[tuple[int, int]]:
+    """Private copies of fds 0 and 1 for the wire; fd 1 and `sys.stdout` point at stderr meanwhile.
+
+    A stray `print()` in a tool or a child process then lands on stderr instead of
+    corrupting the protocol stream; fd 0 reads the null device for the same reason.
+    """
+    sys.stdout.flush()
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    saved_stdout = sys.stdout
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(2, 1)
+        os.dup2(null, 0)
+        sys.stdout = sys.stderr
+        yield wire_in, wire_out
+    finally:
+        sys.stdout = saved_stdout
+        os.dup2(wire_out, 1)
+        os.dup2(wire_in, 0)
+        os.close(null)
+        os.close(wire_out)
+        # wire_in stays open: the reader thread may still block on it until the process exits.
+
+
+async def serve_stdio(
+    server: ServesMCP,
+    stdin: anyio.abc.ByteReceiveStream | None = None,
+    stdout: anyio.abc.ByteSendStream | None = None,
+    *,
+    eof_grace: float = EOF_GRACE,
+) -> None:
+    """Serve `server` over newline-delimited JSON-RPC until stdin ends.
+
+    Without explicit streams this uses the process's stdin and stdout, and stdout only
+    carries protocol messages while serving. An unparseable line is answered with
+    `-32700` (id null) and the connection lives on. On EOF the requests still running get
+    `eof_grace` seconds to finish.
+    """
+    async with server.running() as runner:
+        if stdin is not None and stdout is not None:
+            await _serve_lines(runner, stdin, stdout, eof_grace=eof_grace)
+            return
+        with _claim_std_streams() as (wire_in, wire_out):
+            reader = stdin
+            if reader is None:
+                thread_reader = _ThreadReader(wire_in)
+                thread_reader.start()
+                reader = thread_reader
+            await _serve_lines(runner, reader, stdout or _FdWriter(wire_out), eof_grace=eof_grace)

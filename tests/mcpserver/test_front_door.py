@@ -1,0 +1,49 @@
+"""`mcpdi/__init__.py` is a curated front door: `__all__` is exactly what it exports."""
+
+from __future__ import annotations
+
+import types
+
+import mcp_types
+
+import mcpdi
+from mcpdi import types as wire
+
+
+def test_all_lists_exactly_the_public_names_of_the_package() -> None:
+    public = {
+        name
+        for name, value in vars(mcpdi).items()
+        if not name.startswith("_") and not (isinstance(value, types.ModuleType) and name != "types")
+    }
+    assert set(mcpdi.__all__) == public
+    assert list(mcpdi.__all__) == sorted(mcpdi.__all__, key=str.casefold)
+
+
+def test_the_names_other_packages_import_are_exported() -> None:
+    expected = {
+        "MCPServer",
+        "Context",
+        "Resolve",
+        "Elicit",
+        "Sample",
+        "ListRoots",
+        "ElicitationResult",
+        "AcceptedElicitation",
+        "DeclinedElicitation",
+        "CancelledElicitation",
+        "InvalidSignature",
+        "ToolError",
+        "Server",
+        "ServerRequestContext",
+        "Header",
+        "RequestStateSecurity",
+        "types",
+    }
+    assert expected <= set(mcpdi.__all__)
+
+
+def test_types_re_exports_the_wire_vocabulary() -> None:
+    assert set(wire.__all__) == set(mcp_types.__all__)
+    assert wire.InputRequiredResult is mcp_types.InputRequiredResult
+    assert wire.CallToolResult is mcp_types.CallToolResult

@@ -1,0 +1,138 @@
+"""The `mcpdi` command: each mistake is one line on stderr and exit status 1, never a traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inline_snapshot import snapshot
+
+from mcpdi_transport._serve import bind_socket
+
+pytestmark = pytest.mark.slow
+
+SERVER_FILE = Path(__file__).parent / "transport_sample_server.py"
+
+
+def mcpdi(*arguments: str, cwd: Path) -> tuple[int, str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpdi_transport", *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.stdout == ""
+    return done.returncode, done.stderr
+
+
+def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
+    assert mcpdi("run", "missing.py", cwd=tmp_path) == snapshot((1, "mcpdi: no such file: missing.py\n"))
+
+
+def test_a_file_without_a_server_object_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "plain.py").write_text("answer = 42\n")
+    assert mcpdi("run", "plain.py", cwd=tmp_path) == snapshot(
+        (
+            1,
+            "mcpdi: no MCPServer or Server object found in plain.py; name it mcp, server or app, "
+            "or pass plain.py:NAME\n",
+        )
+    )
+
+
+def test_a_named_object_that_is_missing_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "plain.py").write_text("answer = 42\n")
+    assert mcpdi("run", "plain.py:mcp", cwd=tmp_path) == snapshot(
+        (1, "mcpdi: plain.py has no object named 'mcp'\n")
+    )
+
+
+def test_an_import_error_in_the_file_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("x = 1\nimport module_that_does_not_exist\n")
+    assert mcpdi("run", "broken.py", cwd=tmp_path) == snapshot(
+        (
+            1,
+            "mcpdi: cannot import broken.py (line 2): ModuleNotFoundError: "
+            "No module named 'module_that_does_not_exist'\n",
+        )
+    )
+
+
+def test_a_syntax_error_in_the_file_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "typo.py").write_text("def broken(:\n")
+    assert mcpdi("run", "typo.py", cwd=tmp_path) == snapshot(
+        (1, "mcpdi: cannot import typo.py (line 1): SyntaxError: invalid syntax\n")
+    )
+
+
+def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
+    taken = bind_socket("127.0.0.1", 0)
+    port = taken.getsockname()[1]
+    try:
+        code, stderr = mcpdi(
+            "run", str(SERVER_FILE), "--transport", "http", "--port", str(port), cwd=tmp_path
+        )
+    finally:
+        taken.close()
+    assert (code, stderr.replace(str(port), "PORT")) == snapshot(
+        (1, "mcpdi: cannot listen on 127.0.0.1:PORT: address already in use\n")
+    )
+
+
+SHOP = """
+from typing import Annotated
+
+from mcpdi import MCPServer, Resolve
+
+mcp = MCPServer("shop")
+
+
+async def stock(title: str) -> int:
+    return 3
+
+
+def label(title: str, copies: Annotated[int, Resolve(stock)]) -> str:
+    return f"{title}: {copies}"
+
+
+@mcp.tool()
+async def describe(title: str, text: Annotated[str, Resolve(label)]) -> str:
+    return text
+"""
+
+
+def test_graph_prints_the_resolvers_of_a_tool_in_run_order(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpdi_transport", "graph", "shop.py", "describe"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout == snapshot(
+        """\
+tool describe (shop.py:17)
+arguments: title
+1. stock (shop.py:9, async)
+     title <- argument title
+2. label (shop.py:13, sync)
+     title <- argument title
+     copies <- stock
+describe
+     title <- argument title
+     text <- label
+"""
+    )
+
+
+def test_graph_of_an_unknown_tool_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    assert mcpdi("graph", "shop.py", "nope", cwd=tmp_path) == snapshot(
+        (1, "mcpdi: shop.py has no tool named 'nope'\n")
+    )

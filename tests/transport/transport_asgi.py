@@ -1,0 +1,147 @@
+"""Test doubles for HTTP: an in-process ASGI exchange whose response can be read while it streams."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx2
+from starlette.applications import Starlette
+from starlette.types import Message
+
+LEGACY_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+MODERN_META: dict[str, Any] = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    "io.modelcontextprotocol/clientInfo": {"name": "raw-client", "version": "0.0.1"},
+}
+
+
+def modern_headers(method: str, name: str | None = None, **extra: str) -> dict[str, str]:
+    headers = {**LEGACY_HEADERS, "mcp-protocol-version": "2026-07-28", "mcp-method": method}
+    if name is not None:
+        headers["mcp-name"] = name
+    headers.update(extra)
+    return headers
+
+
+def initialize_body(version: str = "2025-11-25", id_: int = 1) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": id_,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {"elicitation": {"form": {}}},
+            "clientInfo": {"name": "raw-client", "version": "0.0.1"},
+        },
+    }
+
+
+@asynccontextmanager
+async def http_client(app: Starlette) -> AsyncIterator[httpx2.AsyncClient]:
+    """An httpx2 client calling `app` in process, with the app's lifespan entered."""
+    async with app.router.lifespan_context(app):
+        transport = httpx2.ASGITransport(app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
+            yield client
+
+
+class StreamingExchange:
+    """One request sent to the app directly; its response body is read event by event."""
+
+    def __init__(self) -> None:
+        self.status: int | None = None
+        self.headers: dict[str, str] = {}
+        self.started = anyio.Event()
+        self.finished = anyio.Event()
+        self.disconnect = anyio.Event()
+        self._chunks_in, self._chunks_out = anyio.create_memory_object_stream[bytes](100)
+        self._buffer = ""
+
+    async def events(self) -> AsyncIterator[dict[str, str]]:
+        """Parsed SSE events (field name to value); comments skipped."""
+        while True:
+            while "\r\n\r\n" in self._buffer:
+                block, self._buffer = self._buffer.split("\r\n\r\n", 1)
+                fields: dict[str, str] = {}
+                for line in block.split("\r\n"):
+                    if line.startswith(":"):
+                        continue
+                    name, _, value = line.partition(": ")
+                    fields[name] = value
+                if fields:
+                    yield fields
+            try:
+                self._buffer += (await self._chunks_out.receive()).decode()
+            except anyio.EndOfStream:
+                return
+
+    async def next_message(self) -> dict[str, Any]:
+        """The next event that carries a JSON-RPC message."""
+        async for event in self.events():
+            if event.get("data"):
+                return json.loads(event["data"])
+        raise AssertionError("the stream ended without another message")
+
+
+@asynccontextmanager
+async def streaming(
+    app: Starlette, method: str, headers: Mapping[str, str], body: Any = None
+) -> AsyncIterator[StreamingExchange]:
+    """Send one request to `app` (lifespan already entered) and read the response as it comes."""
+    exchange = StreamingExchange()
+    raw = json.dumps(body).encode() if body is not None else b""
+    scope: dict[str, Any] = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": "/mcp",
+        "raw_path": b"/mcp",
+        "query_string": b"",
+        "root_path": "",
+        "server": ("127.0.0.1", 8000),
+        "client": ("127.0.0.1", 50000),
+        "headers": [(b"host", b"127.0.0.1:8000")]
+        + [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+    }
+    sent_body = False
+
+    async def receive() -> Message:
+        nonlocal sent_body
+        if not sent_body:
+            sent_body = True
+            return {"type": "http.request", "body": raw, "more_body": False}
+        await exchange.disconnect.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            exchange.status = message["status"]
+            exchange.headers = {k.decode(): v.decode() for k, v in message.get("headers", [])}
+            exchange.started.set()
+        elif message["type"] == "http.response.body":
+            if message.get("body"):
+                await exchange._chunks_in.send(message["body"])
+            if not message.get("more_body", False):
+                exchange._chunks_in.close()
+
+    async def run() -> None:
+        try:
+            await app(scope, receive, send)
+        finally:
+            exchange._chunks_in.close()
+            exchange.finished.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        yield exchange
+        exchange.disconnect.set()
+        with anyio.fail_after(5):
+            await exchange.finished.wait()
+        exchange._chunks_out.close()
