@@ -152,6 +152,12 @@ class UserResponse(BaseModel):
     email: str = Field(description="User's email address")
 
 
+def describe(answer: ElicitationResult[Any]) -> str:
+    """The action and, when accepted, the content as JSON: what the suite reads from the text."""
+    content = answer.data.model_dump_json() if answer.action == "accept" else "{}"
+    return f"action={answer.action}, content={content}"
+
+
 def ask_for_user(message: str) -> Elicit[UserResponse]:
     return Elicit(message, UserResponse)
 
@@ -162,8 +168,7 @@ async def test_elicitation(
     answer: Annotated[ElicitationResult[UserResponse], Resolve(ask_for_user)],
 ) -> str:
     """Asks the person for a username and an email address with the given message."""
-    content = answer.data.model_dump_json() if answer.action == "accept" else "{}"
-    return f"User response: action={answer.action}, content={content}"
+    return f"User response: {describe(answer)}"
 
 
 class UserDefaults(BaseModel):
@@ -185,8 +190,7 @@ async def test_elicitation_sep1034_defaults(
     answer: Annotated[ElicitationResult[UserDefaults], Resolve(ask_with_defaults)],
 ) -> str:
     """Asks with a form whose fields all have defaults."""
-    content = answer.data.model_dump_json() if answer.action == "accept" else "{}"
-    return f"Elicitation completed: action={answer.action}, content={content}"
+    return f"Elicitation completed: {describe(answer)}"
 
 
 Titled = Literal["value1", "value2", "value3"]
@@ -241,8 +245,7 @@ async def test_elicitation_sep1330_enums(
     answer: Annotated[ElicitationResult[EnumChoices], Resolve(ask_for_choices)],
 ) -> str:
     """Asks with a form using every enum shape of SEP-1330."""
-    content = answer.data.model_dump_json() if answer.action == "accept" else "{}"
-    return f"Elicitation completed: action={answer.action}, content={content}"
+    return f"Elicitation completed: {describe(answer)}"
 
 
 class Name(BaseModel):

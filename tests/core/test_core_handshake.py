@@ -87,19 +87,6 @@ async def test_a_served_request_before_initialize_is_refused_but_ping_is_answere
     }
 
 
-async def test_an_unserved_method_before_initialize_is_method_not_found(
-    runner: Runner[Any], peer: RecordingPeer
-) -> None:
-    answer = await runner.handle(request(1, "prompts/list"), Connection.for_stream(), peer)
-    assert answer == snapshot(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "error": {"code": -32601, "message": "Method not found", "data": "prompts/list"},
-        }
-    )
-
-
 async def test_a_bare_initialized_notification_opens_the_gate(
     runner: Runner[Any], peer: RecordingPeer
 ) -> None:
@@ -151,21 +138,6 @@ async def test_handshake_results_carry_no_modern_stamps(runner: Runner[Any], pee
     )
     assert call == snapshot(
         {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"text": "hi", "type": "text"}], "isError": False}}
-    )
-
-
-async def test_server_discover_does_not_exist_in_the_handshake_era(
-    runner: Runner[Any], peer: RecordingPeer
-) -> None:
-    connection = Connection.for_stream()
-    await handshake(runner, connection, peer)
-    answer = await runner.handle(request(1, "server/discover"), connection, peer)
-    assert answer == snapshot(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "error": {"code": -32601, "message": "Method not found", "data": "server/discover"},
-        }
     )
 
 

@@ -1,4 +1,7 @@
-"""The low-level examples of seed 001 ("Header-Parameter") run unchanged apart from their imports."""
+"""The low-level examples of seed 001 ("Header-Parameter") run unchanged apart from their imports.
+
+The examples' text is in `tests/seed_lowlevel_server.py`.
+"""
 
 from __future__ import annotations
 
@@ -6,83 +9,12 @@ from typing import Any
 
 import pytest
 from core_doubles import RecordingPeer, handshake, modern_request, request
+from seed_lowlevel_server import HANDLERS, IMPORTS, SCHEMA_BY_NAME, TOOL, run_seed
 
 import mcpdi_transport
 from mcpdi._connection import Connection
 
 pytestmark = pytest.mark.anyio
-
-IMPORTS = """
-from mcpdi import Server, ServerRequestContext
-from mcpdi.types import (
-    CallToolRequestParams,
-    CallToolResult,
-    ListToolsResult,
-    PaginatedRequestParams,
-    TextContent,
-    Tool,
-)
-"""
-
-TOOL = """
-CHECK_STOCK = Tool(
-    name="check_stock",
-    description="Count the copies of a book in one region's warehouses.",
-    input_schema={
-        "type": "object",
-        "properties": {
-            "title": {"type": "string"},
-            "region": {"type": "string", "x-mcp-header": "Region"},
-        },
-        "required": ["title", "region"],
-    },
-)
-"""
-
-HANDLERS = """
-async def list_tools(ctx: ServerRequestContext, params: PaginatedRequestParams | None) -> ListToolsResult:
-    return ListToolsResult(tools=[CHECK_STOCK])
-
-
-async def call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> CallToolResult:
-    args = params.arguments or {}
-    text = f"{args['title']}: 3 copies in {args['region']}."
-    return CallToolResult(content=[TextContent(type="text", text=text)])
-
-
-server = Server("Bookshop", on_list_tools=list_tools, on_call_tool=call_tool)
-app = server.streamable_http_app()
-"""
-
-SCHEMA_BY_NAME = """
-from typing import Any
-
-TOOLS = {CHECK_STOCK.name: CHECK_STOCK}
-
-
-async def list_tools(ctx: ServerRequestContext, params: PaginatedRequestParams | None) -> ListToolsResult:
-    return ListToolsResult(tools=list(TOOLS.values()))
-
-
-async def call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> CallToolResult:
-    args = params.arguments or {}
-    text = f"{args['title']}: 3 copies in {args['region']}."
-    return CallToolResult(content=[TextContent(type="text", text=text)])
-
-
-def tool_input_schema(name: str) -> dict[str, Any] | None:
-    tool = TOOLS.get(name)
-    return tool.input_schema if tool else None
-
-
-server = Server(
-    "Bookshop",
-    on_list_tools=list_tools,
-    on_call_tool=call_tool,
-    get_tool_input_schema=tool_input_schema,
-)
-app = server.streamable_http_app()
-"""
 
 SCHEMA = {
     "type": "object",
@@ -103,12 +35,6 @@ def built_apps(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, dict[str, Any
 
     monkeypatch.setattr(mcpdi_transport, "build_http_app", build_http_app, raising=False)
     return built
-
-
-def run_seed(*parts: str) -> dict[str, Any]:
-    namespace: dict[str, Any] = {"__name__": "seed_001"}
-    exec(compile("\n".join(parts), "seed_001_server.py", "exec"), namespace)
-    return namespace
 
 
 @pytest.mark.parametrize("example", [HANDLERS, SCHEMA_BY_NAME], ids=["handlers", "schema-by-name"])

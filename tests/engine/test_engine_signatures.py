@@ -21,9 +21,16 @@ class Context:
     """A context type a host would declare."""
 
 
-def text_of(error: pytest.ExceptionInfo[InvalidSignature]) -> str:
+def refusal(root: Any, **options: Any) -> InvalidSignature:
+    """The InvalidSignature that `compile_plan(root, **options)` raises."""
+    with pytest.raises(InvalidSignature) as caught:
+        compile_plan(root, **options)
+    return caught.value
+
+
+def text_of(error: InvalidSignature) -> str:
     """The message with line numbers replaced, so that editing this file keeps the pins stable."""
-    return re.sub(r"\.py:\d+", ".py:N", str(error.value))
+    return re.sub(r"\.py:\d+", ".py:N", str(error))
 
 
 def needs_user(user_id: str) -> str:
@@ -35,13 +42,12 @@ async def tool_with_unknown_parameter(title: str, user: Annotated[str, Resolve(n
 
 
 def test_a_resolver_parameter_that_fits_no_kind_names_the_resolver_the_parameter_and_the_kinds() -> None:
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_unknown_parameter, context_types=(Context,))
+    error = refusal(tool_with_unknown_parameter, context_types=(Context,))
     assert text_of(error) == snapshot(
         "Resolver 'needs_user' (tests/engine/test_engine_signatures.py:N) parameter 'user_id' cannot be filled: it is not a call argument (arguments: 'title'), not annotated with a context type (Context) and not Annotated[_, Resolve(...)]. Rename it to a call argument, annotate it with a context type, or annotate it as Annotated[T, Resolve(fn)]."
     )
-    assert error.value.function is needs_user
-    assert error.value.parameter == "user_id"
+    assert error.function is needs_user
+    assert error.parameter == "user_id"
 
 
 def a_hop(x: Annotated[int, Resolve(b_hop)]) -> int:  # pyright: ignore[reportUndefinedVariable, reportUnknownArgumentType]  # defined below
@@ -61,8 +67,7 @@ async def tool_with_cycle(v: Annotated[int, Resolve(a_hop)]) -> int:
 
 
 def test_a_cycle_is_drawn_as_its_whole_path_with_qualname_and_location_of_each_hop() -> None:
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_cycle)
+    error = refusal(tool_with_cycle)
     assert text_of(error) == snapshot("""\
 Resolvers of 'tool_with_cycle' depend on each other in a cycle: a_hop -> b_hop -> c_hop -> a_hop
    a_hop  test_engine_signatures:a_hop  (tests/engine/test_engine_signatures.py:N)
@@ -71,7 +76,7 @@ Resolvers of 'tool_with_cycle' depend on each other in a cycle: a_hop -> b_hop -
 -> a_hop  test_engine_signatures:a_hop  (tests/engine/test_engine_signatures.py:N)
 A resolver cannot depend on itself, directly or through other resolvers; remove one of these dependencies.\
 """)
-    assert error.value.cycle == (
+    assert error.cycle == (
         f"{__name__}:a_hop",
         f"{__name__}:b_hop",
         f"{__name__}:c_hop",
@@ -88,9 +93,7 @@ async def tool_with_self_cycle(v: Annotated[int, Resolve(selfish)]) -> int:
 
 
 def test_a_resolver_depending_on_itself_is_a_cycle_of_one_hop() -> None:
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_self_cycle)
-    assert text_of(error) == snapshot("""\
+    assert text_of(refusal(tool_with_self_cycle)) == snapshot("""\
 Resolvers of 'tool_with_self_cycle' depend on each other in a cycle: selfish -> selfish
    selfish  test_engine_signatures:selfish  (tests/engine/test_engine_signatures.py:N)
 -> selfish  test_engine_signatures:selfish  (tests/engine/test_engine_signatures.py:N)
@@ -115,22 +118,16 @@ async def tool_with_marker_in_dict(v: dict[str, Annotated[int, Resolve(make)]]) 
 
 
 def test_resolve_wrapped_in_a_union_says_union() -> None:
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_optional_marker)
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(tool_with_optional_marker)) == snapshot(
         "Parameter 'v' of 'tool_with_optional_marker' (tests/engine/test_engine_signatures.py:N) wraps Resolve(...) in a union; Resolve is read only at the top level of an annotation. Write Annotated[T | None, Resolve(fn)] instead of Annotated[T, Resolve(fn)] | None."
     )
 
 
 def test_resolve_nested_in_a_container_names_the_container_not_a_union() -> None:
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_marker_in_list)
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(tool_with_marker_in_list)) == snapshot(
         "Parameter 'v' of 'tool_with_marker_in_list' (tests/engine/test_engine_signatures.py:N) nests Resolve(...) inside list[...]; a resolver fills a whole parameter, not the items of a container. Write Annotated[list[...], Resolve(fn)] with a resolver that returns the whole value."
     )
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_marker_in_dict)
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(tool_with_marker_in_dict)) == snapshot(
         "Parameter 'v' of 'tool_with_marker_in_dict' (tests/engine/test_engine_signatures.py:N) nests Resolve(...) inside dict[...]; a resolver fills a whole parameter, not the items of a container. Write Annotated[dict[...], Resolve(fn)] with a resolver that returns the whole value."
     )
 
@@ -148,9 +145,7 @@ async def tool_with_two_markers(v: Annotated[int, "doc", Resolve(first), Resolve
 
 
 def test_two_resolve_markers_on_one_parameter_are_rejected() -> None:
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_two_markers)
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(tool_with_two_markers)) == snapshot(
         "Parameter 'v' of 'tool_with_two_markers' (tests/engine/test_engine_signatures.py:N) has 2 Resolve(...) markers (first, second); one resolver fills a parameter. Keep one marker, or write a resolver that depends on the others and combines their values."
     )
 
@@ -164,12 +159,11 @@ async def tool_with_unresolvable_resolver(v: Annotated[int, Resolve(unresolvable
 
 
 def test_an_annotation_that_cannot_be_evaluated_names_the_function_and_the_missing_name() -> None:
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_unresolvable_resolver)
+    error = refusal(tool_with_unresolvable_resolver)
     assert text_of(error) == snapshot(
         "Cannot evaluate the type annotations of resolver 'unresolvable' (tests/engine/test_engine_signatures.py:N): the name 'Missing' is not defined. Define or import 'Missing' at module level, or pass localns={'Missing': Missing} to compile_plan (needed for locally defined names under `from __future__ import annotations`)."
     )
-    assert error.value.function is unresolvable
+    assert error.function is unresolvable
 
 
 def test_a_local_resolver_under_postponed_annotations_needs_localns_and_says_so() -> None:
@@ -179,9 +173,7 @@ def test_a_local_resolver_under_postponed_annotations_needs_localns_and_says_so(
     async def tool_local(title: str, stock: Annotated[int, Resolve(local_stock)]) -> int:
         return stock
 
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_local)
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(tool_local)) == snapshot(
         "Cannot evaluate the type annotations of function 'tool_local' (tests/engine/test_engine_signatures.py:N): the name 'local_stock' is not defined. Define or import 'local_stock' at module level, or pass localns={'local_stock': local_stock} to compile_plan (needed for locally defined names under `from __future__ import annotations`)."
     )
     plan = compile_plan(tool_local, localns=locals())
@@ -209,19 +201,13 @@ async def variadic_tool(*names: str) -> int:
 
 
 def test_star_args_and_star_star_kwargs_are_rejected_in_resolvers_and_roots() -> None:
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_variadic_resolver)
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(tool_with_variadic_resolver)) == snapshot(
         "Resolver 'variadic' (tests/engine/test_engine_signatures.py:N) takes *args; parameters are filled one by one, by name, type or resolver, so nothing can be passed there. Replace *args with named parameters."
     )
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_keywords_resolver)
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(tool_with_keywords_resolver)) == snapshot(
         "Resolver 'keywords' (tests/engine/test_engine_signatures.py:N) takes **kwargs; parameters are filled one by one, by name, type or resolver, so nothing can be passed there. Replace **kwargs with named parameters."
     )
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(variadic_tool)
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(variadic_tool)) == snapshot(
         "Function 'variadic_tool' (tests/engine/test_engine_signatures.py:N) takes *names; parameters are filled one by one, by name, type or resolver, so nothing can be passed there. Replace *names with named parameters."
     )
 
@@ -239,19 +225,13 @@ async def tool_with_number(v: Annotated[int, Resolve(42)]) -> int:  # pyright: i
 
 
 def test_builtins_without_a_signature_and_non_callables_are_invalid_signatures() -> None:
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_builtin_type)
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(tool_with_builtin_type)) == snapshot(
         "Resolver 'dict' (<built-in>) has no signature Python can read (no signature found for builtin type <class 'dict'>). Wrap it in a function with annotated parameters, e.g. `def make_it() -> T: return dict()`."
     )
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_builtin_function)
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(tool_with_builtin_function)) == snapshot(
         "Resolver 'time' (<built-in>) has no signature Python can read (no signature found for builtin <built-in function time>). Wrap it in a function with annotated parameters, e.g. `def make_it() -> T: return time()`."
     )
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_number)
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(tool_with_number)) == snapshot(
         "Parameter 'v' of 'tool_with_number' (tests/engine/test_engine_signatures.py:N) has Resolve(42), which is not callable (of type int). Pass a function, a class or a callable object to Resolve(...)."
     )
 
@@ -281,9 +261,7 @@ def test_cleanup_resolvers_are_rejected_as_not_supported_yet() -> None:
         async def tool(v: Annotated[int, Resolve(resolver)]) -> int:
             return v
 
-        with pytest.raises(InvalidSignature) as error:
-            compile_plan(tool, localns={"resolver": resolver})
-        texts.append(text_of(error))
+        texts.append(text_of(refusal(tool, localns={"resolver": resolver})))
     assert texts == snapshot(
         [
             "Resolver 'session' (tests/engine/test_engine_signatures.py:N) is a generator function; cleanup resolvers (yield, @contextmanager, @asynccontextmanager) are not supported yet. Return the value from a plain or async function instead, and release it where it is used.",
@@ -305,23 +283,17 @@ async def tool_with_mixed_inline(
 
 
 def test_one_resolver_marked_inline_in_one_place_and_not_in_another_is_rejected() -> None:
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_mixed_inline)
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(tool_with_mixed_inline)) == snapshot(
         "Resolver 'flexible' (tests/engine/test_engine_signatures.py:N) is marked inline=False for parameter 'a' of 'tool_with_mixed_inline' but inline=True for parameter 'b' of 'tool_with_mixed_inline'; a resolver runs one way. Use the same inline flag on every Resolve(...) of it."
     )
 
 
 def test_a_root_that_is_not_callable_is_an_invalid_signature() -> None:
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(42)  # pyright: ignore[reportArgumentType]
-    assert text_of(error) == snapshot(
+    assert text_of(refusal(42)) == snapshot(
         "compile_plan needs a callable, got 42 (of type int); pass the function to compile."
     )
 
 
 def test_locations_point_at_the_resolver_definition_relative_to_the_working_directory() -> None:
-    with pytest.raises(InvalidSignature) as error:
-        compile_plan(tool_with_unknown_parameter)
     line = needs_user.__code__.co_firstlineno
-    assert f"(tests/engine/test_engine_signatures.py:{line})" in str(error.value)
+    assert f"(tests/engine/test_engine_signatures.py:{line})" in str(refusal(tool_with_unknown_parameter))

@@ -12,6 +12,7 @@ from types import ModuleType
 from typing import Any
 
 import anyio
+import pytest
 import uvicorn
 
 SERVERS = Path(__file__).parent / "servers"
@@ -53,6 +54,17 @@ async def serve_app(app: Any, path: str = "/mcp") -> AsyncGenerator[str]:
                 server.should_exit = True  # the task group then waits for uvicorn's graceful shutdown
     finally:
         sock.close()
+
+
+def target_of(request: pytest.FixtureRequest, served: str) -> Any:
+    """What a client connects to for `served`, `KIND-TRANSPORT` (`sdk-http`, `mcpdi-memory`, ...).
+
+    The server object for `memory`, else the URL or stdio argv from this folder's fixtures.
+    """
+    kind, transport = served.split("-")
+    if transport == "memory":
+        return load_server_module(f"{kind}_server").server
+    return request.getfixturevalue(f"{kind}_{transport}_{'url' if transport == 'http' else 'command'}")
 
 
 def sdk_app(**options: Any) -> Any:

@@ -5,21 +5,14 @@ from __future__ import annotations
 import importlib.util
 import sys
 from collections.abc import AsyncGenerator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any, cast
+from typing import Any
 
-import anyio
 import mcp_types as types
 import pytest
+from interop_clients import AnyRequestContext, any_client, text_of
 from interop_servers import RecordingApp, serve_app
-from mcp import Client as SdkClient
-from mcp.client import ClientRequestContext
-from mcp.client.stdio import StdioServerParameters
-
-from mcpdi_transport import Client
-from mcpdi_transport._client_callbacks import RequestContext
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -43,28 +36,8 @@ def app() -> Any:
     return bookshop().mcp.streamable_http_app()
 
 
-async def confirm(context: RequestContext | ClientRequestContext, params: Any) -> types.ElicitResult:
+async def confirm(context: AnyRequestContext, params: Any) -> types.ElicitResult:
     return types.ElicitResult(action="accept", content={"confirm": True})
-
-
-@asynccontextmanager
-async def any_client(kind: str, target: Any, mode: str, **options: Any) -> AsyncGenerator[Any]:
-    with anyio.fail_after(30):
-        if kind == "sdk":
-            if isinstance(target, list):
-                argv = cast("list[str]", target)
-                target = StdioServerParameters(command=argv[0], args=argv[1:])
-            async with SdkClient(target, mode=mode, **options) as client:
-                yield client
-        else:
-            async with Client(target, mode=mode, **options) as client:
-                yield client
-
-
-def text_of(result: types.CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, types.TextContent)
-    return block.text
 
 
 @pytest.fixture(params=["http", "stdio"])

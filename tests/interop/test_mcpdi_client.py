@@ -1,6 +1,7 @@
 """mcpdi's client against the official SDK's server (`mcp` 2.3.0) and mcpdi's own, every transport and mode.
 
-Both servers offer the same tools (`servers/sdk_server.py`, `servers/mcpdi_server.py`).
+Both servers offer the same tools (`servers/interop_server.py`). What the official client does alike
+is checked for both clients in `test_either_client.py`.
 """
 
 from __future__ import annotations
@@ -9,15 +10,14 @@ from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
 import mcp_types as types
 import pytest
 from inline_snapshot import snapshot
-from interop_servers import load_server_module
+from interop_clients import answer_name, any_client, text_of
+from interop_servers import target_of
 
 from mcpdi import MCPError
 from mcpdi_transport import Client, RoundLimitExceeded
-from mcpdi_transport._client_callbacks import RequestContext
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -29,52 +29,15 @@ NAMES = {
 }
 
 
-async def answer_name(context: RequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
-    if "colour" in params.message:
-        return types.ElicitResult(action="accept", content={"colour": "teal"})
-    return types.ElicitResult(action="accept", content={"name": "Ada"})
-
-
-async def decline(context: RequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
-    return types.ElicitResult(action="decline")
-
-
-async def answer_llm(
-    context: RequestContext, params: types.CreateMessageRequestParams
-) -> types.CreateMessageResult:
-    return types.CreateMessageResult(
-        role="assistant",
-        content=types.TextContent(type="text", text="hi!"),
-        model="test-model",
-        stop_reason="endTurn",
-    )
-
-
-async def answer_roots(context: RequestContext) -> types.ListRootsResult:
-    return types.ListRootsResult(
-        roots=[types.Root.model_validate({"uri": "file:///home/user/project", "name": "project"})]
-    )
-
-
 @pytest.fixture(params=TARGETS)
 def target(request: pytest.FixtureRequest) -> Any:
-    kind, transport = request.param.split("-")
-    if transport == "memory":
-        return load_server_module(f"{kind}_server").server
-    return request.getfixturevalue(f"{kind}_{transport}_{'url' if transport == 'http' else 'command'}")
+    return target_of(request, request.param)
 
 
 @asynccontextmanager
 async def connected(target: Any, mode: str, **options: Any) -> AsyncGenerator[Client]:
-    with anyio.fail_after(30):
-        async with Client(target, mode=mode, **options) as client:
-            yield client
-
-
-def text_of(result: types.CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, types.TextContent)
-    return block.text
+    async with any_client("mcpdi", target, mode, **options) as client:
+        yield client
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -99,36 +62,6 @@ async def test_listing_and_calling_a_tool_returns_its_result(target: Any, mode: 
         assert (text_of(result), result.structured_content, result.is_error) == ("3", {"result": 3}, False)
 
 
-@pytest.mark.parametrize("mode", MODES)
-async def test_an_elicitation_is_answered_by_the_callback(target: Any, mode: str) -> None:
-    async with connected(target, mode, elicitation_callback=answer_name) as client:
-        result = await client.call_tool("greet", {"greeting": "Hello"})
-        assert text_of(result) == "Hello, Ada!"
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_two_dependent_questions_are_answered_in_turn(target: Any, mode: str) -> None:
-    async with connected(target, mode, elicitation_callback=answer_name) as client:
-        result = await client.call_tool("favourite", {})
-        assert text_of(result) == "Ada likes teal"
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_sampling_and_roots_are_answered_by_their_callbacks(target: Any, mode: str) -> None:
-    async with connected(
-        target, mode, sampling_callback=answer_llm, list_roots_callback=answer_roots
-    ) as client:
-        result = await client.call_tool("sample_and_roots", {})
-        assert text_of(result) == "llm said 'hi!'; roots=['file:///home/user/project']"
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_a_declined_elicitation_ends_the_call_as_a_tool_error(target: Any, mode: str) -> None:
-    async with connected(target, mode, elicitation_callback=decline) as client:
-        result = await client.call_tool("greet", {"greeting": "Hello"})
-        assert result.is_error
-
-
 async def test_a_modern_call_needing_an_undeclared_capability_raises_the_servers_error(target: Any) -> None:
     async with connected(target, "2026-07-28") as client:
         with pytest.raises(MCPError) as caught:
@@ -145,14 +78,6 @@ async def test_a_call_that_needs_more_rounds_than_allowed_names_the_cap(target: 
             "tools/call 'favourite' still asked for input after 1 rounds; "
             "pass Client(..., max_rounds=N) with N > 1 if it legitimately needs more"
         )
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_header_mirrored_arguments_reach_the_tool(target: Any, mode: str) -> None:
-    async with connected(target, mode) as client:
-        await client.list_tools()
-        result = await client.call_tool("query", {"region": "Zürich", "q": "x", "limit": 5})
-        assert text_of(result) == "Zürich:x:5"
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -1,4 +1,7 @@
-"""The official Python client (`mcp` 2.3.0) against mcpdi's server, over stdio and HTTP, in every mode."""
+"""The official Python client (`mcp` 2.3.0) against mcpdi's server, over stdio and HTTP, in every mode.
+
+What mcpdi's client does alike is checked for both clients in `test_either_client.py`.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +10,11 @@ from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import anyio
 import mcp_types as types
 import pytest
+from interop_clients import any_client, text_of
 from interop_servers import RecordingApp, mcpdi_app, serve_app
 from mcp import Client as SdkClient
-from mcp.client import ClientRequestContext
-from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError as SdkMCPError
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -22,50 +23,17 @@ MODES = ["legacy", "2026-07-28", "auto"]
 TRANSPORTS = ["http", "stdio"]
 
 
-async def answer_name(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
-    if "colour" in params.message:
-        return types.ElicitResult(action="accept", content={"colour": "teal"})
-    return types.ElicitResult(action="accept", content={"name": "Ada"})
-
-
-async def decline(context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
-    return types.ElicitResult(action="decline")
-
-
-async def answer_llm(
-    context: ClientRequestContext, params: types.CreateMessageRequestParams
-) -> types.CreateMessageResult:
-    text = types.TextContent(type="text", text="hi!")
-    return types.CreateMessageResult(
-        role="assistant", content=text, model="test-model", stop_reason="endTurn"
-    )
-
-
-async def answer_roots(context: ClientRequestContext) -> types.ListRootsResult:
-    return types.ListRootsResult(
-        roots=[types.Root.model_validate({"uri": "file:///home/user/project", "name": "project"})]
-    )
-
-
 @pytest.fixture(params=TRANSPORTS)
 def target(request: pytest.FixtureRequest) -> Any:
     if request.param == "http":
         return request.getfixturevalue("mcpdi_http_url")
-    command: list[str] = request.getfixturevalue("mcpdi_stdio_command")
-    return StdioServerParameters(command=command[0], args=command[1:])
+    return request.getfixturevalue("mcpdi_stdio_command")
 
 
 @asynccontextmanager
 async def sdk_client(target: Any, mode: str, **options: Any) -> AsyncGenerator[SdkClient]:
-    with anyio.fail_after(30):
-        async with SdkClient(target, mode=mode, **options) as client:
-            yield client
-
-
-def text_of(result: types.CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, types.TextContent)
-    return block.text
+    async with any_client("sdk", target, mode, **options) as client:
+        yield client
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -90,43 +58,11 @@ async def test_the_sdk_client_lists_and_calls_tools(target: Any, mode: str) -> N
         assert (text_of(result), result.is_error) == ("3", False)
 
 
-@pytest.mark.parametrize("mode", MODES)
-async def test_the_sdk_clients_elicitation_callback_answers_the_resolver(target: Any, mode: str) -> None:
-    async with sdk_client(target, mode, elicitation_callback=answer_name) as client:
-        result = await client.call_tool("greet", {"greeting": "Hello"})
-        assert text_of(result) == "Hello, Ada!"
-        result = await client.call_tool("favourite", {})
-        assert text_of(result) == "Ada likes teal"
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_the_sdk_clients_sampling_and_roots_callbacks_answer_resolvers(target: Any, mode: str) -> None:
-    options = {"sampling_callback": answer_llm, "list_roots_callback": answer_roots}
-    async with sdk_client(target, mode, **options) as client:
-        result = await client.call_tool("sample_and_roots", {})
-        assert text_of(result) == "llm said 'hi!'; roots=['file:///home/user/project']"
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_a_decline_from_the_sdk_client_is_a_tool_error(target: Any, mode: str) -> None:
-    async with sdk_client(target, mode, elicitation_callback=decline) as client:
-        result = await client.call_tool("greet", {"greeting": "Hello"})
-        assert result.is_error
-
-
 async def test_a_modern_sdk_client_without_elicitation_gets_the_missing_capability_error(target: Any) -> None:
     async with sdk_client(target, "2026-07-28") as client:
         with pytest.raises(SdkMCPError) as caught:
             await client.call_tool("greet", {"greeting": "Hello"})
         assert caught.value.error.code == -32021
-
-
-@pytest.mark.parametrize("mode", MODES)
-async def test_the_sdk_client_calls_a_header_tool_after_listing(target: Any, mode: str) -> None:
-    async with sdk_client(target, mode) as client:
-        await client.list_tools()
-        result = await client.call_tool("query", {"region": "Zürich", "q": "x", "limit": 5})
-        assert text_of(result) == "Zürich:x:5"
 
 
 @pytest.mark.parametrize("mode", MODES)

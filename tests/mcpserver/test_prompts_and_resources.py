@@ -10,7 +10,7 @@ import pytest
 from inline_snapshot import snapshot
 from pydantic import BaseModel
 
-from mcpdi import Context, Elicit, InvalidSignature, MCPServer, Resolve
+from mcpdi import Context, Elicit, MCPServer, Resolve
 from mcpdi.types import PromptMessage, TextContent
 
 from .conftest import answers, connect
@@ -103,17 +103,6 @@ async def test_a_resource_template_takes_only_the_uri_parameters(protocol_versio
     assert missing.error == snapshot(
         {"code": -32602, "message": "Unknown resource: books://nothing", "data": {"uri": "books://nothing"}}
     )
-
-
-def test_a_template_whose_parameters_differ_from_the_uri_is_refused() -> None:
-    mcp = MCPServer("Shop")
-    with pytest.raises(InvalidSignature) as caught:
-
-        @mcp.resource("books://{title}")
-        def stock(name: str) -> str:
-            return name
-
-    assert "the URI's parameters ['title'] must be the function's arguments ['name']" in str(caught.value)
 
 
 async def test_a_resource_template_resolver_can_ask(protocol_version: str) -> None:

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from mcpdi import Elicit, MCPServer, RequestStateSecurity, Resolve
 from mcpdi._in_memory import InMemoryClient
 
-from .conftest import answers
+from .conftest import answers, connect
 
 pytestmark = pytest.mark.anyio
 
@@ -80,8 +80,7 @@ INVALID_STATE = snapshot(
 
 
 async def test_a_question_round_returns_input_requests_and_a_sealed_state() -> None:
-    async with server().running() as runner:
-        client = InMemoryClient(runner, protocol_version=MODERN)
+    async with connect(server(), MODERN) as client:
         result = await first_round(client, "greet", {"greeting": "Hello"})
         (key,) = result["inputRequests"]
         assert result["inputRequests"][key] == {
@@ -116,8 +115,7 @@ async def test_a_question_round_returns_input_requests_and_a_sealed_state() -> N
 async def test_a_state_that_does_not_belong_to_the_call_is_refused(change: str) -> None:
     clock = Clock()
     mcp = server(RequestStateSecurity([KEY], clock=clock, ttl=60))
-    async with mcp.running() as runner:
-        client = InMemoryClient(runner, protocol_version=MODERN)
+    async with connect(mcp, MODERN) as client:
         result = await first_round(client, "greet", {"greeting": "Hello"})
         (key,) = result["inputRequests"]
         token: str = result["requestState"]
@@ -131,8 +129,7 @@ async def test_a_state_that_does_not_belong_to_the_call_is_refused(change: str) 
         elif change == "other_arguments":
             arguments = {"greeting": "Bye"}
         elif change == "other_key":
-            async with server(RequestStateSecurity([b"z" * 32])).running() as other_runner:
-                other = InMemoryClient(other_runner, protocol_version=MODERN)
+            async with connect(server(RequestStateSecurity([b"z" * 32])), MODERN) as other:
                 token = (await first_round(other, "greet", {"greeting": "Hello"}))["requestState"]
         else:
             clock.now += 61
@@ -141,21 +138,8 @@ async def test_a_state_that_does_not_belong_to_the_call_is_refused(change: str) 
     assert response["error"] == INVALID_STATE
 
 
-async def test_answers_without_a_state_are_ignored_and_the_question_asked_again() -> None:
-    async with server().running() as runner:
-        client = InMemoryClient(runner, protocol_version=MODERN)
-        result = await first_round(client, "greet", {"greeting": "Hello"})
-        (key,) = result["inputRequests"]
-        again = await client.send(
-            "tools/call", {"name": "greet", "arguments": {"greeting": "Hello"}, "inputResponses": {key: ADA}}
-        )
-    assert again["result"]["resultType"] == "input_required"
-    assert list(again["result"]["inputRequests"]) == [key]
-
-
 async def test_independent_questions_are_asked_together_and_partial_answers_kept() -> None:
-    async with server().running() as runner:
-        client = InMemoryClient(runner, protocol_version=MODERN)
+    async with connect(server(), MODERN) as client:
         result = await first_round(client, "send", {})
         name_key, ship_key = result["inputRequests"]
         partial = await client.send(
@@ -196,8 +180,7 @@ async def test_a_question_that_changes_every_round_ends_with_an_explanation() ->
     def fidget(who: Annotated[Name, Resolve(restless)]) -> str:
         return who.name
 
-    async with mcp.running() as runner:
-        client = InMemoryClient(runner, protocol_version=MODERN, script=answers(elicit=ADA))
+    async with connect(mcp, MODERN, script=answers(elicit=ADA)) as client:
         call = await client.call_tool("fidget", {}, max_rounds=20)
     assert call.rounds == 10
     assert call.result["isError"] is True
@@ -219,39 +202,31 @@ async def test_identical_questions_from_two_resolvers_are_asked_once(protocol_ve
     def twice(a: Annotated[Name, Resolve(first)], b: Annotated[Name, Resolve(second)]) -> str:
         return f"{a.name}/{b.name}"
 
-    async with mcp.running() as runner:
-        client = InMemoryClient(runner, protocol_version=protocol_version, script=answers(elicit=ADA))
+    async with connect(mcp, protocol_version, script=answers(elicit=ADA)) as client:
         call = await client.call_tool("twice", {})
     assert call.text == "Ada/Ada"
     assert len(call.asked) == 1
 
 
-async def test_a_state_without_answers_asks_again_with_a_fresh_state() -> None:
-    async with server().running() as runner:
-        client = InMemoryClient(runner, protocol_version=MODERN)
+@pytest.mark.parametrize(
+    "retry",
+    ["answers-without-a-state", "a-state-without-answers", "an-answer-under-an-unknown-key"],
+)
+async def test_a_retry_without_usable_answers_is_asked_the_question_again(retry: str) -> None:
+    async with connect(server(), MODERN) as client:
         result = await first_round(client, "greet", {"greeting": "Hello"})
-        again = await client.send(
-            "tools/call",
-            {"name": "greet", "arguments": {"greeting": "Hello"}, "requestState": result["requestState"]},
-        )
-    assert again["result"]["resultType"] == "input_required"
-    assert list(again["result"]["inputRequests"]) == list(result["inputRequests"])
-
-
-async def test_an_answer_under_an_unknown_key_is_ignored() -> None:
-    async with server().running() as runner:
-        client = InMemoryClient(runner, protocol_version=MODERN)
-        result = await first_round(client, "greet", {"greeting": "Hello"})
-        again = await client.send(
-            "tools/call",
-            {
-                "name": "greet",
-                "arguments": {"greeting": "Hello"},
-                "inputResponses": {"someone-else": ADA},
-                "requestState": result["requestState"],
-            },
-        )
-    assert again["result"]["resultType"] == "input_required"
+        (key,) = result["inputRequests"]
+        again: dict[str, Any] = {"name": "greet", "arguments": {"greeting": "Hello"}}
+        if retry == "answers-without-a-state":
+            again["inputResponses"] = {key: ADA}
+        elif retry == "a-state-without-answers":
+            again["requestState"] = result["requestState"]
+        else:
+            again["inputResponses"] = {"someone-else": ADA}
+            again["requestState"] = result["requestState"]
+        response = await client.send("tools/call", again)
+    assert response["result"]["resultType"] == "input_required"
+    assert list(response["result"]["inputRequests"]) == [key]
 
 
 async def test_a_state_that_would_be_too_large_fails_the_call_with_advice() -> None:
@@ -265,8 +240,7 @@ async def test_a_state_that_would_be_too_large_fails_the_call_with_advice() -> N
         return str(ship.ship)
 
     long_name = {"action": "accept", "content": {"name": "A" * 500}}
-    async with mcp.running() as runner:
-        client = InMemoryClient(runner, protocol_version=MODERN, script=answers(elicit=long_name))
+    async with connect(mcp, MODERN, script=answers(elicit=long_name)) as client:
         call = await client.call_tool("big", {})
     assert call.result["isError"] is True
     assert call.text.startswith(

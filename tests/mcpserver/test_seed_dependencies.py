@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
 import pytest
@@ -24,12 +25,20 @@ class Stock(BaseModel):
     copies: int
 
 
-def reserve_server(calls: list[str]) -> MCPServer:
-    mcp = MCPServer("Bookshop")
+def recording_check_stock(calls: list[str]) -> Callable[[str], Awaitable[Stock]]:
+    """The page's `check_stock`, also noting in `calls` each title it looks up."""
 
     async def check_stock(title: str) -> Stock:
         calls.append(title)
         return Stock(title=title, copies=INVENTORY.get(title, 0))
+
+    return check_stock
+
+
+def reserve_server(calls: list[str]) -> MCPServer:
+    mcp = MCPServer("Bookshop")
+
+    check_stock = recording_check_stock(calls)
 
     @mcp.tool()
     async def reserve_book(title: str, stock: Annotated[Stock, Resolve(check_stock)]) -> str:
@@ -86,9 +95,7 @@ async def test_invalid_arguments_fail_before_any_resolver_runs(protocol_version:
 def delivery_server(calls: list[str]) -> MCPServer:
     mcp = MCPServer("Bookshop")
 
-    async def check_stock(title: str) -> Stock:
-        calls.append(title)
-        return Stock(title=title, copies=INVENTORY.get(title, 0))
+    check_stock = recording_check_stock(calls)
 
     async def estimate_delivery(stock: Annotated[Stock, Resolve(check_stock)]) -> str:
         return "tomorrow" if stock.copies > 0 else "in 2-3 weeks"
@@ -131,9 +138,7 @@ class Backorder(BaseModel):
 def backorder_server(calls: list[str], *, outcome: bool = False) -> MCPServer:
     mcp = MCPServer("Bookshop")
 
-    async def check_stock(title: str) -> Stock:
-        calls.append(title)
-        return Stock(title=title, copies=INVENTORY.get(title, 0))
+    check_stock = recording_check_stock(calls)
 
     async def confirm_backorder(
         title: str,

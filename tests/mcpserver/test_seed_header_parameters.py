@@ -11,16 +11,11 @@ import httpx2
 import pytest
 from inline_snapshot import snapshot
 from pydantic import BaseModel, Field, WithJsonSchema
+from seed_lowlevel_server import IMPORTS, SCHEMA_BY_NAME, TOOL, run_seed
 
 from mcpdi import Context, Header, InvalidSignature, MCPServer, Resolve, Server, ServerRequestContext
-from mcpdi.types import (
-    CallToolRequestParams,
-    CallToolResult,
-    ListToolsResult,
-    PaginatedRequestParams,
-    TextContent,
-    Tool,
-)
+from mcpdi._in_memory import InMemoryClient
+from mcpdi.types import ListToolsResult, PaginatedRequestParams, Tool
 
 from .conftest import connect
 
@@ -235,50 +230,12 @@ def test_an_unmarkable_argument_is_refused_at_registration(fn: Any) -> None:
     assert str(caught.value) == INVALID[fn]
 
 
-CHECK_STOCK = Tool(
-    name="check_stock",
-    description="Count the copies of a book in one region's warehouses.",
-    input_schema={
-        "type": "object",
-        "properties": {
-            "title": {"type": "string"},
-            "region": {"type": "string", "x-mcp-header": "Region"},
-        },
-        "required": ["title", "region"],
-    },
-)
-
-TOOLS = {CHECK_STOCK.name: CHECK_STOCK}
-
-
-async def list_tools(ctx: ServerRequestContext, params: PaginatedRequestParams | None) -> ListToolsResult:
-    return ListToolsResult(tools=list(TOOLS.values()))
-
-
-async def call_tool(ctx: ServerRequestContext, params: CallToolRequestParams) -> CallToolResult:
-    args = params.arguments or {}
-    text = f"{args['title']}: 3 copies in {args['region']}."
-    return CallToolResult(content=[TextContent(type="text", text=text)])
-
-
-def tool_input_schema(name: str) -> dict[str, Any] | None:
-    tool = TOOLS.get(name)
-    return tool.input_schema if tool else None
-
-
 async def test_the_low_level_server_serves_a_hand_written_marking(protocol_version: str) -> None:
-    server = Server(
-        "Bookshop",
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        get_tool_input_schema=tool_input_schema,
-    )
-    async with server.running() as runner:
-        from mcpdi._in_memory import InMemoryClient
-
+    seed = run_seed(IMPORTS, TOOL, SCHEMA_BY_NAME)
+    async with seed["server"].running() as runner:
         client = InMemoryClient(runner, protocol_version=protocol_version)
         call = await client.call_tool("check_stock", {"title": "Dune", "region": "EU"})
-        assert await runner.tool_input_schema("check_stock") == CHECK_STOCK.input_schema
+        assert await runner.tool_input_schema("check_stock") == seed["CHECK_STOCK"].input_schema
     assert call.text == "Dune: 3 copies in EU."
 
 

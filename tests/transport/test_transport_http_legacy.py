@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -41,6 +43,22 @@ async def open_session(client: httpx2.AsyncClient, version: str = "2025-11-25") 
     return {**headers, "mcp-protocol-version": version}
 
 
+@dataclass(frozen=True)
+class Session:
+    """The endpoint, a client of it, and the headers of one session it opened (initialized)."""
+
+    app: Any
+    client: httpx2.AsyncClient
+    headers: dict[str, str]
+
+
+@pytest.fixture
+async def session() -> AsyncIterator[Session]:
+    app = build_http_app(server)
+    async with http_client(app) as client:
+        yield Session(app, client, await open_session(client))
+
+
 async def test_initialize_opens_a_session_and_primes_the_stream_for_resumable_clients() -> None:
     async with http_client(build_http_app(server)) as client:
         response = await client.post("/mcp", json=initialize_body("2025-11-25"), headers=LEGACY_HEADERS)
@@ -59,22 +77,20 @@ async def test_older_clients_get_no_priming_event_and_no_event_ids() -> None:
     assert response.text.startswith("event: message\r\ndata: {")
 
 
-async def test_requests_in_a_session_are_answered_on_sse() -> None:
-    async with http_client(build_http_app(server)) as client:
-        headers = await open_session(client)
-        response = await client.post("/mcp", json=call(2, "echo", {"text": "hi"}), headers=headers)
-    assert response.headers["mcp-session-id"] == headers["mcp-session-id"]
+async def test_requests_in_a_session_are_answered_on_sse(session: Session) -> None:
+    response = await session.client.post(
+        "/mcp", json=call(2, "echo", {"text": "hi"}), headers=session.headers
+    )
+    assert response.headers["mcp-session-id"] == session.headers["mcp-session-id"]
     assert sse_messages(response.text) == [
         {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "hi"}], "isError": False}}
     ]
 
 
-async def test_progress_and_log_notifications_ride_the_request_stream() -> None:
-    async with http_client(build_http_app(server)) as client:
-        headers = await open_session(client)
-        body = call(3, "slow")
-        body["params"]["_meta"] = {"progressToken": 7}
-        response = await client.post("/mcp", json=body, headers=headers)
+async def test_progress_and_log_notifications_ride_the_request_stream(session: Session) -> None:
+    body = call(3, "slow")
+    body["params"]["_meta"] = {"progressToken": 7}
+    response = await session.client.post("/mcp", json=body, headers=session.headers)
     methods = [message.get("method", "response") for message in sse_messages(response.text)]
     assert methods == [
         "notifications/progress",
@@ -106,11 +122,9 @@ async def test_session_errors_use_the_reference_statuses(
     assert response.json() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
 
 
-async def test_delete_ends_the_session() -> None:
-    async with http_client(build_http_app(server)) as client:
-        headers = await open_session(client)
-        deleted = await client.delete("/mcp", headers=headers)
-        after = await client.post("/mcp", json=call(2, "echo", {"text": "x"}), headers=headers)
+async def test_delete_ends_the_session(session: Session) -> None:
+    deleted = await session.client.delete("/mcp", headers=session.headers)
+    after = await session.client.post("/mcp", json=call(2, "echo", {"text": "x"}), headers=session.headers)
     assert (deleted.status_code, deleted.content) == (200, b"")
     assert after.status_code == 404
 
@@ -168,22 +182,19 @@ async def test_a_stateless_endpoint_serves_without_sessions() -> None:
     assert (get.status_code, get.headers["allow"]) == (405, "POST")
 
 
-async def test_a_question_mid_call_is_answered_by_a_posted_response() -> None:
-    app = build_http_app(server)
-    async with http_client(app) as client:
-        headers = await open_session(client)
-        async with streaming(app, "POST", headers, call(5, "greet")) as exchange:
-            question = await exchange.next_message()
-            assert question["method"] == "elicitation/create"
-            answer = {
-                "jsonrpc": "2.0",
-                "id": question["id"],
-                "result": {"action": "accept", "content": {"name": "Ada"}},
-            }
-            accepted = await client.post("/mcp", json=answer, headers=headers)
-            assert accepted.status_code == 202
-            with anyio.fail_after(5):
-                final = await exchange.next_message()
+async def test_a_question_mid_call_is_answered_by_a_posted_response(session: Session) -> None:
+    async with streaming(session.app, "POST", session.headers, call(5, "greet")) as exchange:
+        question = await exchange.next_message()
+        assert question["method"] == "elicitation/create"
+        answer = {
+            "jsonrpc": "2.0",
+            "id": question["id"],
+            "result": {"action": "accept", "content": {"name": "Ada"}},
+        }
+        accepted = await session.client.post("/mcp", json=answer, headers=session.headers)
+        assert accepted.status_code == 202
+        with anyio.fail_after(5):
+            final = await exchange.next_message()
     assert final == {
         "jsonrpc": "2.0",
         "id": 5,
@@ -191,79 +202,67 @@ async def test_a_question_mid_call_is_answered_by_a_posted_response() -> None:
     }
 
 
-async def test_a_dropped_stream_is_resumed_with_last_event_id() -> None:
-    app = build_http_app(server)
-    async with http_client(app) as client:
-        headers = await open_session(client)
-        async with streaming(app, "POST", headers, call(6, "greet")) as exchange:
-            last_id = ""
-            async for event in exchange.events():
-                last_id = event["id"]
-                if event.get("data"):
-                    question = json.loads(event["data"])
-                    break
-        answer = {
-            "jsonrpc": "2.0",
-            "id": question["id"],
-            "result": {"action": "accept", "content": {"name": "Bo"}},
-        }
-        assert (await client.post("/mcp", json=answer, headers=headers)).status_code == 202
-        resumed = await client.get("/mcp", headers={**headers, "last-event-id": last_id})
+async def test_a_dropped_stream_is_resumed_with_last_event_id(session: Session) -> None:
+    async with streaming(session.app, "POST", session.headers, call(6, "greet")) as exchange:
+        last_id = ""
+        async for event in exchange.events():
+            last_id = event["id"]
+            if event.get("data"):
+                question = json.loads(event["data"])
+                break
+    answer = {
+        "jsonrpc": "2.0",
+        "id": question["id"],
+        "result": {"action": "accept", "content": {"name": "Bo"}},
+    }
+    assert (await session.client.post("/mcp", json=answer, headers=session.headers)).status_code == 202
+    resumed = await session.client.get("/mcp", headers={**session.headers, "last-event-id": last_id})
     assert resumed.headers["content-type"] == "text/event-stream"
     assert sse_messages(resumed.text)[0]["result"]["content"][0]["text"] == "Hi, Bo!"
 
 
-async def test_a_second_standalone_stream_is_refused_with_409() -> None:
-    app = build_http_app(server)
-    async with http_client(app) as client:
-        headers = await open_session(client)
-        async with streaming(app, "GET", headers) as first:
-            with anyio.fail_after(5):
-                await first.started.wait()
-            second = await client.get("/mcp", headers=headers)
+async def test_a_second_standalone_stream_is_refused_with_409(session: Session) -> None:
+    async with streaming(session.app, "GET", session.headers) as first:
+        with anyio.fail_after(5):
+            await first.started.wait()
+        second = await session.client.get("/mcp", headers=session.headers)
     assert first.status == 200
     assert second.status_code == 409
     assert second.json()["error"]["message"] == "Conflict: Only one SSE stream is allowed per session"
 
 
-async def test_cancelling_a_request_ends_its_stream_without_an_answer() -> None:
-    app = build_http_app(server)
-    async with http_client(app) as client:
-        headers = await open_session(client)
-        async with streaming(app, "POST", headers, call(8, "sleep")) as exchange:
-            with anyio.fail_after(5):
-                await exchange.started.wait()
-            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 8}}
-            assert (await client.post("/mcp", json=cancel, headers=headers)).status_code == 202
-            with anyio.fail_after(5):
-                messages = [event async for event in exchange.events() if event.get("data")]
+async def test_cancelling_a_request_ends_its_stream_without_an_answer(session: Session) -> None:
+    async with streaming(session.app, "POST", session.headers, call(8, "sleep")) as exchange:
+        with anyio.fail_after(5):
+            await exchange.started.wait()
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 8}}
+        assert (await session.client.post("/mcp", json=cancel, headers=session.headers)).status_code == 202
+        with anyio.fail_after(5):
+            messages = [event async for event in exchange.events() if event.get("data")]
     assert messages == []
 
 
-async def test_a_stream_the_server_closes_mid_call_is_resumed_by_the_client() -> None:
-    app = build_http_app(server)
-    async with http_client(app) as client:
-        headers = await open_session(client)
-        async with streaming(app, "POST", headers, call(9, "reconnect")) as exchange:
-            with anyio.fail_after(5):
-                events = [event async for event in exchange.events()]
-        assert [event["data"] for event in events] == [""]  # only the priming event
-        resumed = await client.get("/mcp", headers={**headers, "last-event-id": events[-1]["id"]})
+async def test_a_stream_the_server_closes_mid_call_is_resumed_by_the_client(session: Session) -> None:
+    async with streaming(session.app, "POST", session.headers, call(9, "reconnect")) as exchange:
+        with anyio.fail_after(5):
+            events = [event async for event in exchange.events()]
+    assert [event["data"] for event in events] == [""]  # only the priming event
+    resume_headers = {**session.headers, "last-event-id": events[-1]["id"]}
+    resumed = await session.client.get("/mcp", headers=resume_headers)
     assert sse_messages(resumed.text)[0]["result"]["content"][0]["text"] == "resumed"
 
 
-async def test_resuming_the_standalone_stream_replaces_the_reader_still_thought_open() -> None:
-    app = build_http_app(server)
-    async with http_client(app) as client:
-        headers = await open_session(client)
-        async with streaming(app, "GET", headers) as first:
+async def test_resuming_the_standalone_stream_replaces_the_reader_still_thought_open(
+    session: Session,
+) -> None:
+    async with streaming(session.app, "GET", session.headers) as first:
+        with anyio.fail_after(5):
+            priming = await anext(aiter(first.events()))
+        resume_headers = {**session.headers, "last-event-id": priming["id"]}
+        async with streaming(session.app, "GET", resume_headers) as second:
             with anyio.fail_after(5):
-                priming = await anext(aiter(first.events()))
-            resume_headers = {**headers, "last-event-id": priming["id"]}
-            async with streaming(app, "GET", resume_headers) as second:
-                with anyio.fail_after(5):
-                    await second.started.wait()
-                    await first.finished.wait()
+                await second.started.wait()
+                await first.finished.wait()
     assert second.status == 200
 
 

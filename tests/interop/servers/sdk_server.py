@@ -1,112 +1,31 @@
-"""A server built with the official SDK (`mcp` 2.3.0), for mcpdi's client to talk to.
+"""The interop test server built with the official SDK (`mcp` 2.3.0), for mcpdi's client to talk to.
 
-Run as a script it serves stdio; tests import `server` to serve it over HTTP.
+Its tools are in `interop_server.py`. Run as a script it serves stdio; tests import `server` to
+serve it over HTTP.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Annotated
+from typing import Any
 
-from mcp.server.mcpserver import Context, Elicit, ListRoots, MCPServer, Resolve, Sample
-from mcp_types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
-from pydantic import BaseModel, Field
-
-server = MCPServer("sdk-server", instructions="The official SDK's test server.")
+from interop_server import build_server
+from mcp.server import mcpserver
 
 
-class Name(BaseModel):
-    name: str
+async def log_deprecated_info(ctx: Any, message: str) -> None:
+    with warnings.catch_warnings():  # logging is deprecated at 2026-07-28, and still served
+        warnings.simplefilter("ignore")
+        await ctx.info(message)
 
 
-def ask_name() -> Elicit[Name]:
-    return Elicit("What is your name?", Name)
-
-
-def ask_llm() -> Sample:
-    return Sample(
-        [SamplingMessage(role="user", content=TextContent(type="text", text="Say hi"))], max_tokens=20
-    )
-
-
-def ask_roots() -> ListRoots:
-    return ListRoots()
-
-
-@server.tool()
-def add(a: int, b: int) -> int:
-    """Add two numbers."""
-    return a + b
-
-
-@server.tool()
-def greet(greeting: str, who: Annotated[Name, Resolve(ask_name)]) -> str:
-    """Greet the person, asking for their name."""
-    return f"{greeting}, {who.name}!"
-
-
-@server.tool()
-def sample_and_roots(
-    llm: Annotated[CreateMessageResult, Resolve(ask_llm)],
-    roots: Annotated[ListRootsResult, Resolve(ask_roots)],
-) -> str:
-    """Ask the client's LLM and roots in one go."""
-    text = llm.content.text if isinstance(llm.content, TextContent) else "?"
-    return f"llm said {text!r}; roots={[str(root.uri) for root in roots.roots]}"
-
-
-class Colour(BaseModel):
-    colour: str
-
-
-def ask_colour(who: Annotated[Name, Resolve(ask_name)]) -> Elicit[Colour]:
-    return Elicit(f"Which colour do you like, {who.name}?", Colour)
-
-
-@server.tool()
-def favourite(who: Annotated[Name, Resolve(ask_name)], colour: Annotated[Colour, Resolve(ask_colour)]) -> str:
-    """Ask two questions, the second only after the first was answered."""
-    return f"{who.name} likes {colour.colour}"
-
-
-@server.tool()
-def query(
-    region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})],
-    q: str,
-    limit: Annotated[int, Field(json_schema_extra={"x-mcp-header": "Limit"})] = 10,
-) -> str:
-    """A tool whose region and limit are mirrored into headers."""
-    return f"{region}:{q}:{limit}"
-
-
-@server.tool()
-async def slow(n: int, ctx: Context) -> str:
-    """Report progress and log along the way."""
-    for step in range(1, n + 1):
-        await ctx.report_progress(step, n, f"step {step}")
-        with warnings.catch_warnings():  # logging is deprecated at 2026-07-28, and still served
-            warnings.simplefilter("ignore")
-            await ctx.info(f"log {step}")  # pyright: ignore[reportDeprecated]
-    return "done"
-
-
-@server.prompt()
-def review(code: str) -> str:
-    """Ask for a code review."""
-    return f"Please review: {code}"
-
-
-@server.resource("memo://greeting")
-def greeting() -> str:
-    """A fixed memo."""
-    return "hello from the sdk"
-
-
-@server.resource("memo://notes/{topic}")
-def notes(topic: str) -> str:
-    """Notes per topic."""
-    return f"notes on {topic}"
-
+server = build_server(
+    mcpserver,
+    "sdk-server",
+    instructions="The official SDK's test server.",
+    greeting_text="hello from the sdk",
+    log=log_deprecated_info,
+)
 
 if __name__ == "__main__":
     server.run()
