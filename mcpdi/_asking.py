@@ -85,6 +85,15 @@ class RejectedAnswer:
     reason: str
 
 
+def _validated_result(result_type: type[BaseModel], payload: Any) -> Any:
+    """The client's result as `result_type`, or a `RejectedAnswer` when it is of another kind."""
+    try:
+        return result_type.model_validate(payload)
+    except ValidationError:
+        msg = "received a response of the wrong kind"
+        return RejectedAnswer(msg)
+
+
 @dataclass(frozen=True, slots=True)
 class MissingCapability:
     """What a question needs from the client that the client did not declare."""
@@ -234,11 +243,7 @@ class Sample(MCPQuestion):
 
     def resolve_answer(self, payload: Any) -> Any:
         result_type = CreateMessageResultWithTools if self.uses_tools else CreateMessageResult
-        try:
-            return result_type.model_validate(payload)
-        except ValidationError:
-            msg = "received a response of the wrong kind"
-            return RejectedAnswer(msg)
+        return _validated_result(result_type, payload)
 
     def missing_capability(self, capabilities: ClientCapabilities | None) -> MissingCapability | None:
         sampling = capabilities.sampling if capabilities else None
@@ -263,11 +268,7 @@ class ListRoots(MCPQuestion):
         return self._RENDER
 
     def resolve_answer(self, payload: Any) -> Any:
-        try:
-            return ListRootsResult.model_validate(payload)
-        except ValidationError:
-            msg = "received a response of the wrong kind"
-            return RejectedAnswer(msg)
+        return _validated_result(ListRootsResult, payload)
 
     def missing_capability(self, capabilities: ClientCapabilities | None) -> MissingCapability | None:
         if capabilities is not None and capabilities.roots is not None:

@@ -50,7 +50,9 @@ class Connection:
       exist at 2026-07-28 (`initialize`, `ping`, ...) are `-32601`.
 
     The runner mutates it (`initialize`, `notifications/initialized`, `logging/setLevel`);
-    transports only read it.
+    transports only read it. With `transport_cancels`, no `notifications/cancelled` reaches
+    the runner on this connection: the transport cancels a request by cancelling the task
+    awaiting `Runner.handle`, so the runner keeps no cancel scopes (`in_flight` stays empty).
     """
 
     __slots__ = (
@@ -62,6 +64,7 @@ class Connection:
         "locks_era",
         "log_level",
         "protocol_version",
+        "transport_cancels",
     )
 
     era: Era
@@ -71,11 +74,15 @@ class Connection:
     log_level: str | None
     initialized: bool
     locks_era: bool
+    transport_cancels: bool
     in_flight: dict[RequestId, anyio.CancelScope]
 
-    def __init__(self, era: Era = "unset", *, locks_era: bool = False) -> None:
+    def __init__(
+        self, era: Era = "unset", *, locks_era: bool = False, transport_cancels: bool = False
+    ) -> None:
         self.era = era
         self.locks_era = locks_era
+        self.transport_cancels = transport_cancels
         self.protocol_version = None
         self.client_capabilities = None
         self.client_info = None
@@ -90,13 +97,16 @@ class Connection:
 
     @classmethod
     def for_legacy_session(cls) -> Connection:
-        """A handshake-era HTTP session (starts uninitialized; `initialize` sets it up)."""
-        return cls("legacy")
+        """A handshake-era HTTP session (starts uninitialized; `initialize` sets it up).
+
+        The session's endpoint takes its `notifications/cancelled` (see `transport_cancels`).
+        """
+        return cls("legacy", transport_cancels=True)
 
     @classmethod
     def for_modern_request(cls) -> Connection:
-        """One modern (2026-07-28) HTTP exchange."""
-        return cls("modern")
+        """One modern (2026-07-28) HTTP exchange (the transport cancels it; see `transport_cancels`)."""
+        return cls("modern", transport_cancels=True)
 
     def __repr__(self) -> str:
         return (

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import types
 import typing
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Any, get_args, get_origin
 
+from mcpdi._annotations import is_union, strip_annotated
 from mcpdi._asking import (
     OUTCOME_TYPES,
     AcceptedElicitation,
@@ -28,22 +28,12 @@ from mcpdi.engine import Adapter, Edge, InvalidSignature, Plan
 __all__ = ("adapt_edge", "check_hidden_headers", "check_questions", "return_annotation")
 
 
-def _strip(annotation: Any) -> Any:
-    while get_origin(annotation) is Annotated:
-        annotation = get_args(annotation)[0]
-    return annotation
-
-
-def _is_union(annotation: Any) -> bool:
-    return get_origin(annotation) in (Union, types.UnionType)
-
-
 def wants_outcome(annotation: Any) -> bool:
     """`ElicitationResult[T]`, one of its members, or a union of members: the consumer branches."""
-    bare = _strip(annotation)
+    bare = strip_annotated(annotation)
     if bare is ElicitationResult or get_origin(bare) is ElicitationResult:
         return True
-    if _is_union(bare):
+    if is_union(bare):
         arms = [a for a in get_args(bare) if a is not type(None)]
         return bool(arms) and all(wants_outcome(a) for a in arms)
     return isinstance(bare, type) and issubclass(bare, OUTCOME_TYPES)
@@ -95,11 +85,11 @@ def return_annotation(fn: Callable[..., Any], localns: Mapping[str, Any] | None)
 
 
 def _question_arms(annotation: Any) -> list[Any]:
-    bare = _strip(annotation)
-    arms = get_args(bare) if _is_union(bare) else (bare,)
+    bare = strip_annotated(annotation)
+    arms = get_args(bare) if is_union(bare) else (bare,)
     found: list[Any] = []
     for arm in arms:
-        arm = _strip(arm)
+        arm = strip_annotated(arm)
         origin = get_origin(arm) or arm
         if isinstance(origin, type) and issubclass(origin, (Elicit, Sample, ListRoots)):
             found.append(arm)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, cast, get_args
+from typing import Any, Final, TypeVar, cast, get_args
 
 from mcp_types import (
     CLIENT_CAPABILITIES_META_KEY,
@@ -77,6 +77,8 @@ def _envelope_meta(params: Mapping[str, Any] | None) -> Mapping[str, Any] | MCPE
             f"{PROTOCOL_VERSION_META_KEY!r} and {CLIENT_CAPABILITIES_META_KEY!r} envelope keys",
         )
     envelope = cast("Mapping[str, Any]", meta)
+    if PROTOCOL_VERSION_META_KEY in envelope and CLIENT_CAPABILITIES_META_KEY in envelope:
+        return envelope
     missing = [
         key for key in (PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY) if key not in envelope
     ]
@@ -114,6 +116,35 @@ def describe_validation_error(error: ValidationError, *, skip: int = 0) -> str:
     return "; ".join(parts)
 
 
+_ModelT = TypeVar("_ModelT", ClientCapabilities, Implementation)
+
+_VALIDATED_LIMIT: Final = 256
+_validated_models: dict[tuple[type, tuple[tuple[str, str], ...]], Any] = {}
+
+
+def _validated(model: type[_ModelT], raw: object) -> _ModelT:
+    """`model.model_validate(raw)`, cached for objects of strings only (most envelopes carry
+    `{}` capabilities and a name/version client info, the same on every request).
+
+    Such objects compare exactly, so an equal one validates to an equal model; the cached
+    model is shared by the requests that sent it, as a handshake-era session shares its own.
+    """
+    key: tuple[tuple[str, str], ...] | None = None
+    if type(raw) is dict:
+        items = tuple(cast("dict[object, object]", raw).items())
+        if all(type(name) is str and type(value) is str for name, value in items):
+            key = cast("tuple[tuple[str, str], ...]", items)
+            cached = _validated_models.get((model, key))
+            if cached is not None:
+                return cached
+    validated = model.model_validate(raw, by_name=False)
+    if key is not None:
+        if len(_validated_models) >= _VALIDATED_LIMIT:
+            _validated_models.clear()
+        _validated_models[(model, key)] = validated
+    return validated
+
+
 def read_envelope(params: Mapping[str, Any] | None) -> Envelope | MCPError:
     """Validate a modern request's `_meta` envelope (rungs in the reference order, first failure wins)."""
     meta = _envelope_meta(params)
@@ -123,14 +154,14 @@ def read_envelope(params: Mapping[str, Any] | None) -> Envelope | MCPError:
     if (problem := _check_version(version)) is not None:
         return problem
     try:
-        capabilities = ClientCapabilities.model_validate(meta[CLIENT_CAPABILITIES_META_KEY], by_name=False)
+        capabilities = _validated(ClientCapabilities, meta[CLIENT_CAPABILITIES_META_KEY])
     except ValidationError as error:
         msg = f"params._meta[{CLIENT_CAPABILITIES_META_KEY!r}] is not a ClientCapabilities object: "
         return MCPError(INVALID_PARAMS, msg + describe_validation_error(error))
     client_info: Implementation | None = None
     if meta.get(CLIENT_INFO_META_KEY) is not None:
         try:
-            client_info = Implementation.model_validate(meta[CLIENT_INFO_META_KEY], by_name=False)
+            client_info = _validated(Implementation, meta[CLIENT_INFO_META_KEY])
         except ValidationError as error:
             msg = f"params._meta[{CLIENT_INFO_META_KEY!r}] is not an Implementation object: "
             return MCPError(INVALID_PARAMS, msg + describe_validation_error(error))

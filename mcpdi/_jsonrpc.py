@@ -16,6 +16,8 @@ __all__ = (
     "Response",
     "classify_message",
     "error_response",
+    "notification_message",
+    "request_message",
     "result_response",
 )
 
@@ -89,6 +91,22 @@ def classify_message(message: object) -> Request | Notification | Response | Inv
     if id_ is None:
         return _invalid(None, "'id' must be a string or an integer")
     return Request(id_, method, typed_params)
+
+
+def request_message(id_: RequestId, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A request object (without `params` when there are none)."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": id_, "method": method}
+    if params is not None:
+        message["params"] = dict(params)
+    return message
+
+
+def notification_message(method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A notification object (without `params` when there are none)."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = dict(params)
+    return message
 
 
 def result_response(id_: RequestId, result: dict[str, Any]) -> dict[str, Any]:

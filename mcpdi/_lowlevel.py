@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
 
 import anyio
 import mcp_types as types
@@ -15,6 +15,9 @@ from pydantic import BaseModel
 
 from mcpdi._core_context import LifespanT, ServerRequestContext
 from mcpdi._runner import Runner
+
+if TYPE_CHECKING:
+    from mcpdi._headers import HeaderParam
 
 __all__ = ("HandlerEntry", "Server")
 
@@ -122,6 +125,9 @@ class Server(Generic[LifespanT]):
         self.icons = icons
         self.lifespan = lifespan
         self.get_tool_input_schema = get_tool_input_schema
+        self.get_tool_header_params: Callable[[str], Sequence[HeaderParam] | None] | None = None
+        """A tool's `Mcp-Param-*` rules read once at registration (`MCPServer` sets it); without
+        it they are read from `get_tool_input_schema` or `tools/list` on every call."""
         self.on_set_logging_level = on_set_logging_level
         self._handlers: dict[str, HandlerEntry] = {}
         registrations: list[tuple[str, type[BaseModel], Handler | None]] = [

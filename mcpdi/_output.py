@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import types
 from dataclasses import dataclass
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Any, Union, get_args, get_origin
 
 import pydantic_core
 from mcp_types import (
@@ -20,11 +19,13 @@ from mcp_types import (
 from pydantic import BaseModel, TypeAdapter, create_model
 from typing_extensions import is_typeddict
 
+from mcpdi._annotations import is_union, strip_annotated
 from mcpdi.engine import InvalidSignature
 
 __all__ = ("Output", "plan_output", "returns_input_required")
 
 _CONTENT = (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource)
+_SCALARS = (str, int, bool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,7 @@ class Output:
     schema: dict[str, Any] | None  # the published outputSchema; None: unstructured
     adapter: TypeAdapter[Any] | None
     wrap: bool  # structured as {"result": value}
+    scalar: type | None = None  # the wrapped type when it is plain str, int or bool
 
     def to_result(self, value: Any) -> CallToolResult:
         if isinstance(value, CallToolResult):
@@ -41,6 +43,9 @@ class Output:
         content = to_content(value)
         if self.adapter is None:
             return CallToolResult(content=content)
+        if type(value) is self.scalar:
+            # What validating and dumping {"result": value} would give, without doing it.
+            return CallToolResult(content=content, structured_content={"result": value})
         payload = {"result": value} if self.wrap else value
         validated = self.adapter.validate_python(payload)
         if isinstance(validated, BaseModel):
@@ -53,43 +58,33 @@ class Output:
 UNSTRUCTURED = Output(None, None, wrap=False)
 
 
-def _strip_annotated(annotation: Any) -> Any:
-    while get_origin(annotation) is Annotated:
-        annotation = get_args(annotation)[0]
-    return annotation
-
-
-def _is_union(annotation: Any) -> bool:
-    return get_origin(annotation) in (Union, types.UnionType)
-
-
 def _is_subclass(annotation: Any, base: type | tuple[type, ...]) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, base)
 
 
 def returns_input_required(annotation: Any) -> bool:
     """Whether a return annotation names `InputRequiredResult` (alone or as a union arm)."""
-    bare = _strip_annotated(annotation)
-    if _is_union(bare):
-        return any(_is_subclass(_strip_annotated(a), InputRequiredResult) for a in get_args(bare))
+    bare = strip_annotated(annotation)
+    if is_union(bare):
+        return any(_is_subclass(strip_annotated(a), InputRequiredResult) for a in get_args(bare))
     return _is_subclass(bare, InputRequiredResult)
 
 
 def _returns_content(annotation: Any) -> bool:
-    bare = _strip_annotated(annotation)
+    bare = strip_annotated(annotation)
     origin = get_origin(bare)
     if origin is None:
         return _is_subclass(bare, _CONTENT)
-    if _is_union(bare) or origin in (list, tuple):
+    if is_union(bare) or origin in (list, tuple):
         return any(_returns_content(a) for a in get_args(bare))
     return False
 
 
 def plan_output(function_name: str, annotation: Any, *, location: str) -> Output:
     """Decide structured output from the return annotation (pass `Any` when there is none)."""
-    bare: Any = _strip_annotated(annotation)
-    if _is_union(bare):
-        arms = tuple(a for a in get_args(bare) if not _is_subclass(_strip_annotated(a), InputRequiredResult))
+    bare: Any = strip_annotated(annotation)
+    if is_union(bare):
+        arms = tuple(a for a in get_args(bare) if not _is_subclass(strip_annotated(a), InputRequiredResult))
         if not arms:
             return UNSTRUCTURED
         bare = arms[0] if len(arms) == 1 else Union[arms]  # noqa: UP007  # a runtime tuple of arms
@@ -105,7 +100,8 @@ def plan_output(function_name: str, annotation: Any, *, location: str) -> Output
             return Output({**adapter.json_schema(), "title": f"{function_name}DictOutput"}, adapter, False)
         wrapper = create_model(f"{function_name}Output", result=(annotation, ...))
         adapter = TypeAdapter[Any](wrapper)
-        return Output(adapter.json_schema(), adapter, wrap=True)
+        scalar = annotation if annotation in _SCALARS else None
+        return Output(adapter.json_schema(), adapter, wrap=True, scalar=scalar)
     except (pydantic_core.SchemaError, TypeError, ValueError, RuntimeError) as error:
         msg = (
             f"The return annotation of {function_name!r} ({location}) cannot be published as an "

@@ -19,14 +19,14 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from mcpdi._context import Context
-from mcpdi._edges import adapt_edge, check_questions
 from mcpdi._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 from mcpdi._output import to_content
+from mcpdi._registration import compile_mcp_plan, function_name, published_name
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._schema import ArgumentsModel, build_arguments_model, dump_arguments
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tools import failure_text
-from mcpdi.engine import Plan, compile_plan
+from mcpdi.engine import Plan
 
 __all__ = ("RegisteredPrompt", "compile_prompt", "get_prompt")
 
@@ -51,13 +51,9 @@ def compile_prompt(
     localns: Mapping[str, Any] | None,
 ) -> RegisteredPrompt:
     """Compile `fn` into a prompt; resolved and Context parameters are not prompt arguments."""
-    fn_name = getattr(fn, "__name__", type(fn).__name__)
-    if name is None and fn_name == "<lambda>":
-        msg = "A lambda has no name to publish; pass @mcp.prompt(name=...) or use a def"
-        raise ValueError(msg)
-    prompt_name = name or fn_name
-    plan = compile_plan(fn, context_types=(Context,), adapt=adapt_edge, localns=localns, name=prompt_name)
-    check_questions(plan, localns)
+    fn_name = function_name(fn)
+    prompt_name = published_name(fn, name, "prompt")
+    plan = compile_mcp_plan(fn, prompt_name, localns)
     model = build_arguments_model(
         f"{fn_name}Arguments", plan.arguments, owner=prompt_name, location=plan.location
     )
@@ -113,13 +109,7 @@ async def get_prompt(
     target = CallTarget("prompts/get", prompt.name, params.arguments, audience)
     try:
         value = await run_request(
-            prompt.plan,
-            dump_arguments(validated),
-            ctx,
-            target=target,
-            security=security,
-            input_responses=params.input_responses,
-            request_state=params.request_state,
+            prompt.plan, dump_arguments(validated), ctx, target=target, security=security, params=params
         )
         if isinstance(value, Pending):
             return value.result

@@ -23,13 +23,13 @@ from mcp_types import (
 from pydantic import ValidationError
 
 from mcpdi._context import Context
-from mcpdi._edges import adapt_edge, check_questions
 from mcpdi._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
+from mcpdi._registration import compile_mcp_plan, function_name
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._schema import ArgumentsModel, build_arguments_model, dump_arguments
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tools import failure_text
-from mcpdi.engine import InvalidSignature, Plan, compile_plan
+from mcpdi.engine import InvalidSignature, Plan
 
 __all__ = ("RegisteredResource", "compile_resource", "read_resource")
 
@@ -78,10 +78,9 @@ def compile_resource(
     localns: Mapping[str, Any] | None,
 ) -> RegisteredResource:
     """Compile `fn` into a resource, or a template when `uri` has `{parameters}`."""
-    fn_name = getattr(fn, "__name__", type(fn).__name__)
+    fn_name = function_name(fn)
     resource_name = name or fn_name
-    plan = compile_plan(fn, context_types=(Context,), adapt=adapt_edge, localns=localns, name=resource_name)
-    check_questions(plan, localns)
+    plan = compile_mcp_plan(fn, resource_name, localns)
     in_uri = _PARAMETER.findall(uri)
     taken = [argument.name for argument in plan.arguments]
     if sorted(in_uri) != sorted(taken):
@@ -150,8 +149,7 @@ async def read_resource(
             ctx,
             target=CallTarget("resources/read", uri, None, audience),
             security=security,
-            input_responses=params.input_responses,
-            request_state=params.request_state,
+            params=params,
         )
         if isinstance(value, Pending):
             return value.result

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from mcp_types import InputRequiredResult
 
@@ -29,6 +29,7 @@ __all__ = (
     "MAX_CHANGED_ROUNDS",
     "CallTarget",
     "Pending",
+    "RoundParams",
     "open_body_state",
     "run_legacy",
     "run_modern",
@@ -72,6 +73,16 @@ class CallTarget:
         )
 
 
+class RoundParams(Protocol):
+    """What the params of `tools/call`, `prompts/get` and `resources/read` carry for the rounds."""
+
+    @property
+    def input_responses(self) -> Mapping[str, Any] | None: ...
+
+    @property
+    def request_state(self) -> str | None: ...
+
+
 def invalid_state(reason: str) -> MCPError:
     logger.info("rejected requestState: %s", reason)
     return MCPError(INVALID_PARAMS, "Invalid or expired requestState", {"reason": "invalid_request_state"})
@@ -109,7 +120,13 @@ async def run_modern(
     request_state: str | None,
 ) -> Any:
     """One round: the root's result, or `Pending` with the questions of this round."""
-    inner = open_state(security, request_state, target.binding(ctx)) if request_state is not None else {}
+    if request_state is None:
+        # A first round: nothing was asked yet, so no answer can count.
+        first = await plan.run(arguments, {Context: ctx}, {})
+        if not isinstance(first, NeedsInput):
+            return first
+        return Pending(_ask_round(first, ctx, {}, {}, {}, target.binding(ctx), security))
+    inner = open_state(security, request_state, target.binding(ctx))
     if inner.get("v") != STATE_VERSION:
         inner = {}  # a state from another version of this layer: start over, ask again
     outcomes: dict[str, Any] = dict(_as_mapping(inner.get("outcomes")))
@@ -263,14 +280,14 @@ async def run_request(
     *,
     target: CallTarget,
     security: RequestStateSecurity,
-    input_responses: Mapping[str, Any] | None,
-    request_state: str | None,
+    params: RoundParams,
 ) -> Any:
     """One request's round in whichever era it came: the root's result, or `Pending`.
 
     A plan without resolvers leaves the rounds to its body: it reads `ctx.input_responses` and
     `ctx.request_state` and may return an `InputRequiredResult`, whose state is sealed here.
     """
+    input_responses, request_state = params.input_responses, params.request_state
     modern = ctx.era == "modern"
     if not plan.steps:
         state = None

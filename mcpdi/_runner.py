@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, Literal, cast
@@ -10,7 +11,7 @@ import anyio
 import mcp_types as types
 from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from mcpdi._core_context import LifespanT, ServerRequestContext
 from mcpdi._core_tool_schema import find_tool_input_schema
@@ -39,9 +40,11 @@ from mcpdi._jsonrpc import (
     error_response,
     result_response,
 )
+from mcpdi._plain_results import sieve_plain_tool_result
 
 if TYPE_CHECKING:
     from mcpdi._connection import Connection, Peer
+    from mcpdi._headers import HeaderRules
     from mcpdi._lowlevel import HandlerEntry, Server
 
 __all__ = ("Runner",)
@@ -58,6 +61,34 @@ def _method_not_found(method: str) -> MCPError:
 def _invalid_params(method: str, error: ValidationError, *, skip: int = 0) -> MCPError:
     detail = describe_validation_error(error, skip=skip)
     return MCPError(INVALID_PARAMS, f"Invalid params for {method!r}: {detail}")
+
+
+@functools.cache
+def _wire_params_adapter(method: str, version: str) -> TypeAdapter[Any] | None:
+    """The type of `params` in `(method, version)`'s wire request, when validating `params` alone
+    is the same check as `methods.validate_client_request` (which validates a whole stub request)."""
+    request_type = methods.CLIENT_REQUESTS[(method, version)]
+    field = request_type.model_fields.get("params")
+    decorators = request_type.__pydantic_decorators__
+    if field is None or field.annotation is None or field.metadata:
+        return None
+    if decorators.model_validators or decorators.field_validators:
+        return None
+    return TypeAdapter[Any](field.annotation)
+
+
+def _params_pass(method: str, version: str, params: Mapping[str, Any] | None) -> bool:
+    """Whether `params` are valid for `(method, version)` by the quick check; False: ask the full one."""
+    if params is None:
+        return False
+    adapter = _wire_params_adapter(method, version)
+    if adapter is None:
+        return False
+    try:
+        adapter.validate_python(params, by_name=False)
+    except ValidationError:
+        return False
+    return True
 
 
 def _dump(result: object) -> dict[str, Any]:
@@ -122,6 +153,19 @@ class Runner(Generic[LifespanT]):
         """
         return await find_tool_input_schema(self, name, meta=meta, peer=peer)
 
+    async def tool_header_rules(
+        self, name: str, *, meta: Mapping[str, Any] | None = None, peer: Peer | None = None
+    ) -> HeaderRules | None:
+        """What `validate_mcp_param_headers` needs for tool `name`; None: skip validation.
+
+        The server's precomputed header parameters when it has them (`MCPServer`), else the
+        tool's `inputSchema` (`tool_input_schema`).
+        """
+        getter = self.server.get_tool_header_params
+        if getter is not None:
+            return getter(name)
+        return await find_tool_input_schema(self, name, meta=meta, peer=peer)
+
     # -- notifications -------------------------------------------------------------
 
     def _take_notification(self, note: Notification, connection: Connection) -> None:
@@ -138,6 +182,11 @@ class Runner(Generic[LifespanT]):
     # -- requests --------------------------------------------------------------------
 
     async def _answer(self, request: Request, connection: Connection, peer: Peer) -> dict[str, Any] | None:
+        if connection.transport_cancels:
+            try:
+                return result_response(request.id, await self._dispatch(request, connection, peer))
+            except MCPError as error:
+                return error_response(request.id, error)
         result: dict[str, Any] = {}
         try:
             with anyio.CancelScope() as scope:
@@ -202,8 +251,8 @@ class Runner(Generic[LifespanT]):
         self, method: str, version: str, params: Mapping[str, Any] | None, params_type: type[BaseModel]
     ) -> Any:
         try:
-            if method in methods.SPEC_CLIENT_METHODS:
-                methods.validate_client_request(method, version, params)
+            if method in methods.SPEC_CLIENT_METHODS and not _params_pass(method, version, params):
+                methods.validate_client_request(method, version, params)  # for its error message
         except ValidationError as error:
             raise _invalid_params(method, error, skip=1) from None
         try:
@@ -342,6 +391,8 @@ class Runner(Generic[LifespanT]):
         """Validate a spec method's result against `version`'s schema and keep only its fields."""
         if method not in methods.SPEC_CLIENT_METHODS:
             return result
+        if method == "tools/call" and (plain := sieve_plain_tool_result(version, result)) is not None:
+            return plain
         try:
             return methods.serialize_server_result(method, version, result)
         except ValidationError:

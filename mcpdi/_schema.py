@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from collections.abc import Iterable, Mapping
@@ -111,13 +112,30 @@ def build_arguments_model(
     return create_model(model_name, __base__=ArgumentsModel, **fields)
 
 
+@functools.lru_cache(maxsize=4096)
+def _json_candidates(model: type[ArgumentsModel]) -> tuple[str, ...]:
+    """The argument keys whose string values may be JSON: every field not typed `str`."""
+    return tuple(
+        field.alias or name for name, field in model.model_fields.items() if field.annotation is not str
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _parameter_names(model: type[ArgumentsModel]) -> tuple[tuple[str, str], ...]:
+    """(model attribute, parameter name) per field: a shadowing field's parameter is its alias."""
+    names: list[tuple[str, str]] = []
+    for name, field in model.model_fields.items():
+        shadowing = name.startswith("field_") and field.alias == name.removeprefix("field_")
+        names.append((name, field.alias if shadowing and field.alias else name))
+    return tuple(names)
+
+
 def pre_parse_json(model: type[ArgumentsModel], raw: Mapping[str, Any]) -> dict[str, Any]:
     """Decode JSON that some clients send as strings for structured arguments (lists, objects)."""
     parsed = dict(raw)
-    for name, field in model.model_fields.items():
-        key = field.alias or name
+    for key in _json_candidates(model):
         value = parsed.get(key)
-        if not isinstance(value, str) or field.annotation is str:
+        if not isinstance(value, str):
             continue
         try:
             decoded = json.loads(value)
@@ -130,8 +148,4 @@ def pre_parse_json(model: type[ArgumentsModel], raw: Mapping[str, Any]) -> dict[
 
 def dump_arguments(validated: ArgumentsModel) -> dict[str, Any]:
     """The validated values by parameter name, one level deep (models stay models)."""
-    values: dict[str, Any] = {}
-    for name, field in type(validated).model_fields.items():
-        shadowing = name.startswith("field_") and field.alias == name.removeprefix("field_")
-        values[field.alias if shadowing and field.alias else name] = getattr(validated, name)
-    return values
+    return {parameter: getattr(validated, name) for name, parameter in _parameter_names(type(validated))}

@@ -31,6 +31,7 @@ from typing_extensions import TypeVar as DefaultTypeVar
 from mcpdi._context import Context
 from mcpdi._core_context import ServerRequestContext
 from mcpdi._errors import INVALID_PARAMS, MCPError
+from mcpdi._headers import HeaderParam
 from mcpdi._lowlevel import Server
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
@@ -44,11 +45,20 @@ logger = logging.getLogger("mcpdi")
 
 LifespanT = DefaultTypeVar("LifespanT", default=Any)
 FnT = TypeVar("FnT", bound=Callable[..., Any])
+EntryT = TypeVar("EntryT")
 
 
 def _caller_namespace(depth: int) -> Mapping[str, Any]:
     """The locals of the frame that registers a function: where its local resolvers live."""
     return dict(sys._getframe(depth + 1).f_locals)  # pyright: ignore[reportPrivateUsage]
+
+
+def _registered(registry: Mapping[str, EntryT], kind: str, name: str) -> EntryT:
+    """The tool or prompt registered as `name`; an unknown name is the client's -32602."""
+    entry = registry.get(name)
+    if entry is None:
+        raise MCPError(INVALID_PARAMS, f"Unknown {kind}: {name}")
+    return entry
 
 
 class MCPServer(Generic[LifespanT]):
@@ -99,6 +109,7 @@ class MCPServer(Generic[LifespanT]):
             on_list_prompts=self._list_prompts,
             on_get_prompt=self._get_prompt,
         )
+        self._server.get_tool_header_params = self.tool_header_params
 
     # -- what transports use ------------------------------------------------------------
 
@@ -266,6 +277,11 @@ class MCPServer(Generic[LifespanT]):
         tool = self._tools.get(name)
         return tool.input_schema if tool is not None else None
 
+    def tool_header_params(self, name: str) -> tuple[HeaderParam, ...] | None:
+        """The arguments a tool mirrors as `Mcp-Param-*` headers (read at registration); None if unknown."""
+        tool = self._tools.get(name)
+        return tool.header_params if tool is not None else None
+
     def registered_tool(self, name: str) -> RegisteredTool:
         """A tool as registration compiled it (its plan, schema and output shape)."""
         return self._tools[name]
@@ -332,9 +348,7 @@ class MCPServer(Generic[LifespanT]):
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult | InputRequiredResult:
-        tool = self._tools.get(params.name)
-        if tool is None:
-            raise MCPError(INVALID_PARAMS, f"Unknown tool: {params.name}")
+        tool = _registered(self._tools, "tool", params.name)
         return await call_tool(
             tool, params, self._context(ctx), security=self.request_state, audience=self.name
         )
@@ -347,9 +361,7 @@ class MCPServer(Generic[LifespanT]):
     async def _get_prompt(
         self, ctx: ServerRequestContext[Any], params: GetPromptRequestParams
     ) -> GetPromptResult | InputRequiredResult:
-        prompt = self._prompts.get(params.name)
-        if prompt is None:
-            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {params.name}")
+        prompt = _registered(self._prompts, "prompt", params.name)
         return await get_prompt(
             prompt, params, self._context(ctx), security=self.request_state, audience=self.name
         )

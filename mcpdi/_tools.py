@@ -21,15 +21,16 @@ from pydantic import ValidationError
 
 from mcpdi._asking import AnswerRejected
 from mcpdi._context import Context
-from mcpdi._edges import adapt_edge, check_hidden_headers, check_questions, return_annotation
+from mcpdi._edges import check_hidden_headers, return_annotation
 from mcpdi._errors import MCPError
-from mcpdi._headers import find_invalid_x_mcp_header
+from mcpdi._headers import HeaderParam, find_invalid_x_mcp_header, x_mcp_header_params
 from mcpdi._output import Output, plan_output, returns_input_required
+from mcpdi._registration import compile_mcp_plan, function_name, published_name
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._schema import ArgumentsModel, build_arguments_model, dump_arguments, pre_parse_json
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tool_error import ElicitationRefused, ToolError
-from mcpdi.engine import InvalidSignature, Plan, ResolverError, compile_plan
+from mcpdi.engine import InvalidSignature, Plan, ResolverError
 
 __all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text")
 
@@ -45,6 +46,7 @@ class RegisteredTool:
     arguments_model: type[ArgumentsModel]
     output: Output
     wire: Tool  # what tools/list publishes
+    header_params: tuple[HeaderParam, ...]  # the arguments mirrored as Mcp-Param-* headers
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -64,13 +66,9 @@ def compile_tool(
     localns: Mapping[str, Any] | None,
 ) -> RegisteredTool:
     """Compile `fn` into a tool; every mistake raises `InvalidSignature` here, not at call time."""
-    fn_name = getattr(fn, "__name__", type(fn).__name__)
-    if name is None and fn_name == "<lambda>":
-        msg = "A lambda has no name to publish; pass @mcp.tool(name=...) or use a def"
-        raise ValueError(msg)
-    tool_name = name or fn_name
-    plan = compile_plan(fn, context_types=(Context,), adapt=adapt_edge, localns=localns, name=tool_name)
-    check_questions(plan, localns)
+    fn_name = function_name(fn)
+    tool_name = published_name(fn, name, "tool")
+    plan = compile_mcp_plan(fn, tool_name, localns)
     check_hidden_headers(plan, "Tool", tool_name, localns)
     arguments_model = build_arguments_model(
         f"{fn_name}Arguments", plan.arguments, owner=tool_name, location=plan.location
@@ -104,7 +102,7 @@ def compile_tool(
         icons=icons,
         _meta=meta,  # pyright: ignore[reportCallIssue]
     )
-    return RegisteredTool(tool_name, plan, arguments_model, output, wire)
+    return RegisteredTool(tool_name, plan, arguments_model, output, wire, x_mcp_header_params(input_schema))
 
 
 def _error_result(text: str) -> CallToolResult:
@@ -146,15 +144,7 @@ async def call_tool(
     arguments = dump_arguments(validated)
     target = CallTarget("tools/call", tool.name, raw, audience)
     try:
-        value = await run_request(
-            tool.plan,
-            arguments,
-            ctx,
-            target=target,
-            security=security,
-            input_responses=params.input_responses,
-            request_state=params.request_state,
-        )
+        value = await run_request(tool.plan, arguments, ctx, target=target, security=security, params=params)
         if isinstance(value, Pending):
             return value.result
         return tool.output.to_result(value)

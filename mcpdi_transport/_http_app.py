@@ -9,13 +9,12 @@ from typing import Final
 import anyio
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
-from starlette.datastructures import Headers
 from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from mcpdi_transport._http_common import AppOptions, Running
+from mcpdi_transport._http_common import AppOptions, Running, header_values
 from mcpdi_transport._http_legacy import LegacyEndpoint
 from mcpdi_transport._http_modern import serve_modern_request
 from mcpdi_transport._security import DEFAULT_MAX_BODY_SIZE, BodyLimit, SecurityPolicy, security_policy
@@ -43,7 +42,7 @@ class _Endpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
-        rejection = self.policy.check(scope["method"], Headers(scope=scope))
+        rejection = self.policy.check(scope["method"], header_values(scope))
         if rejection is not None:
             await rejection(scope, receive, send)
             return
@@ -52,9 +51,7 @@ class _Endpoint:
             msg = "The MCP server is not running: serve this app with its lifespan (uvicorn does so)."
             await PlainTextResponse(msg, status_code=503)(scope, receive, send)
             return
-        version = next(
-            (v.decode("latin-1") for k, v in scope["headers"] if k == b"mcp-protocol-version"), None
-        )
+        version = header_values(scope).get("mcp-protocol-version")
         if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
             await serve_modern_request(running, self.options, scope, receive, send)
         else:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from mcpdi._errors import INTERNAL_ERROR
+from mcpdi._errors import INTERNAL_ERROR, PARSE_ERROR
 from mcpdi_transport._sse import dump_json
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
 __all__ = (
     "JSON",
+    "NO_BODY",
     "AppOptions",
     "Running",
     "accepts",
@@ -25,11 +26,17 @@ __all__ = (
     "handle_safely",
     "header_lists",
     "header_pairs",
+    "header_values",
     "json_reply",
     "peer_headers",
+    "receive_json",
 )
 
 JSON: Final = "application/json"
+_JSON_CONTENT_TYPE: Final = (b"content-type", JSON.encode())
+
+NO_BODY: Final = object()
+"""What `receive_json` returns when there is no message to serve."""
 
 logger = logging.getLogger("mcpdi_transport")
 
@@ -66,25 +73,66 @@ def accepts(scope: Scope) -> tuple[bool, bool]:
     )
 
 
+_HEADERS_KEY: Final = "mcpdi.headers"
+"""Where a request's decoded headers are kept in its ASGI scope (scopes carry per-request
+extensions; Starlette keeps its own there too): every check reads them, none decodes again."""
+
+
+@dataclass(slots=True)
+class _DecodedHeaders:
+    pairs: list[tuple[str, str]]
+    first: dict[str, str]
+    repeated: bool
+
+
+def _decoded(scope: Scope) -> _DecodedHeaders:
+    decoded: _DecodedHeaders | None = scope.get(_HEADERS_KEY)
+    if decoded is None:
+        pairs = [
+            (name.decode("latin-1").lower(), value.decode("latin-1")) for name, value in scope["headers"]
+        ]
+        first: dict[str, str] = {}
+        for name, value in pairs:
+            first.setdefault(name, value)
+        decoded = scope[_HEADERS_KEY] = _DecodedHeaders(pairs, first, len(first) != len(pairs))
+    return decoded
+
+
 def header_pairs(scope: Scope) -> list[tuple[str, str]]:
     """The request's headers as (lower-cased name, value) pairs, repeats kept."""
-    return [(name.decode("latin-1").lower(), value.decode("latin-1")) for name, value in scope["headers"]]
+    return _decoded(scope).pairs
+
+
+def header_values(scope: Scope) -> Mapping[str, str]:
+    """Lower-cased names to the first value of each header."""
+    return _decoded(scope).first
 
 
 def header_lists(scope: Scope) -> dict[str, str | Sequence[str]]:
     """Lower-cased names to a value, or to the list of values of a repeated header."""
-    grouped: dict[str, list[str]] = {}
-    for name, value in header_pairs(scope):
-        grouped.setdefault(name, []).append(value)
+    grouped = _repeats_grouped(scope)
+    if grouped is None:
+        return dict(header_values(scope))
     return {name: values[0] if len(values) == 1 else values for name, values in grouped.items()}
 
 
 def peer_headers(scope: Scope) -> Mapping[str, str]:
     """Lower-cased names to values; a repeated header's values joined by `, ` as HTTP allows."""
-    grouped: dict[str, list[str]] = {}
-    for name, value in header_pairs(scope):
-        grouped.setdefault(name, []).append(value)
+    grouped = _repeats_grouped(scope)
+    if grouped is None:
+        return dict(header_values(scope))
     return {name: ", ".join(values) for name, values in grouped.items()}
+
+
+def _repeats_grouped(scope: Scope) -> dict[str, list[str]] | None:
+    """Each name's values in order when some header is repeated; None when none is."""
+    decoded = _decoded(scope)
+    if not decoded.repeated:
+        return None
+    grouped: dict[str, list[str]] = {}
+    for name, value in decoded.pairs:
+        grouped.setdefault(name, []).append(value)
+    return grouped
 
 
 async def handle_safely(running: Running, message: Mapping[str, Any], connection: Any, peer: Any) -> Any:
@@ -111,9 +159,38 @@ async def json_reply(
     status: int = 200,
     headers: Mapping[str, str] | None = None,
 ) -> None:
-    """Answer with one JSON object (or no body), `Content-Type: application/json`."""
+    """Answer with one JSON object (or no body), `Content-Type: application/json`.
+
+    `headers` are extra response headers (neither length nor type). The messages are the
+    ones a Starlette `Response` sends (its header order too), built without one.
+    """
     content = dump_json(message).encode() if message is not None else b""
-    response = Response(content, status_code=status, headers=dict(headers or {}))
+    raw_headers = [
+        (name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in (headers or {}).items()
+    ]
+    raw_headers.append((b"content-length", str(len(content)).encode()))
     if message is not None:
-        response.headers["content-type"] = JSON
-    await response(scope, receive, send)
+        raw_headers.append(_JSON_CONTENT_TYPE)
+    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
+    await send({"type": "http.response.body", "body": content})
+
+
+async def receive_json(scope: Scope, receive: Receive, send: Send) -> object:
+    """The request body parsed as JSON, or `NO_BODY` when there is no message to serve.
+
+    That is when the client left before sending the whole body, or when the body is not JSON
+    (answered here: 400 with a `-32700` parse error).
+    """
+    raw = b""
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return NO_BODY
+        raw += message.get("body", b"")
+        if not message.get("more_body", False):
+            break
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        await json_reply(scope, receive, send, error_body(PARSE_ERROR, "Parse error"), status=400)
+        return NO_BODY

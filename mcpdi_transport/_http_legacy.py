@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping
 from typing import Any, Final, cast
@@ -13,9 +12,10 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from mcpdi._connection import Connection
-from mcpdi._errors import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
+from mcpdi._errors import INTERNAL_ERROR, INVALID_REQUEST
 from mcpdi._jsonrpc import Invalid, Notification, Request, classify_message, error_response
 from mcpdi_transport._http_common import (
+    NO_BODY,
     AppOptions,
     Running,
     accepts,
@@ -23,8 +23,10 @@ from mcpdi_transport._http_common import (
     handle_safely,
     json_reply,
     peer_headers,
+    receive_json,
 )
-from mcpdi_transport._http_session import LegacySession, StreamPeer, request_key, supports_resuming
+from mcpdi_transport._http_session import LegacySession, StreamPeer, supports_resuming
+from mcpdi_transport._outbound import request_key
 from mcpdi_transport._sse import SSE_HEADERS, EventStream
 
 __all__ = ("LegacyEndpoint",)
@@ -45,6 +47,11 @@ _STATELESS_REASON: Final = (
 
 def _header(scope: Scope, name: bytes) -> str | None:
     return next((v.decode("latin-1") for k, v in scope["headers"] if k == name), None)
+
+
+async def _reply_missing_session(scope: Scope, receive: Receive, send: Send) -> None:
+    body = error_body(INVALID_REQUEST, "Bad Request: Missing session ID")
+    await json_reply(scope, receive, send, body, status=400)
 
 
 class LegacyEndpoint:
@@ -95,13 +102,7 @@ class LegacyEndpoint:
         if method == "POST":
             await self._post(running, session, scope, receive, send)
         elif session is None:
-            await json_reply(
-                scope,
-                receive,
-                send,
-                error_body(INVALID_REQUEST, "Bad Request: Missing session ID"),
-                status=400,
-            )
+            await _reply_missing_session(scope, receive, send)
         elif method == "GET":
             await self._get(session, scope, receive, send)
         else:
@@ -123,18 +124,8 @@ class LegacyEndpoint:
         if problem is not None:
             await json_reply(scope, receive, send, error_body(INVALID_REQUEST, problem), status=406)
             return
-        raw = b""
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return
-            raw += message.get("body", b"")
-            if not message.get("more_body", False):
-                break
-        try:
-            body: object = json.loads(raw)
-        except (ValueError, RecursionError):
-            await json_reply(scope, receive, send, error_body(PARSE_ERROR, "Parse error"), status=400)
+        body = await receive_json(scope, receive, send)
+        if body is NO_BODY:
             return
         kind = classify_message(body)
         if isinstance(kind, Invalid):
@@ -143,13 +134,7 @@ class LegacyEndpoint:
         is_initialize = isinstance(kind, Request) and kind.method == "initialize"
         if session is None and not self.options.stateless:
             if not is_initialize:
-                await json_reply(
-                    scope,
-                    receive,
-                    send,
-                    error_body(INVALID_REQUEST, "Bad Request: Missing session ID"),
-                    status=400,
-                )
+                await _reply_missing_session(scope, receive, send)
                 return
             if len(self.sessions) >= self.options.max_sessions:
                 await json_reply(

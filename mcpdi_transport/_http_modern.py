@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-import json
 import logging
 import math
 from collections.abc import Mapping
@@ -20,14 +20,14 @@ from mcpdi._envelope import check_modern_http_request, unsupported_version
 from mcpdi._errors import (
     HEADER_MISMATCH,
     INVALID_REQUEST,
-    PARSE_ERROR,
     MCPError,
     NoBackChannel,
     http_status_for,
 )
-from mcpdi._headers import validate_mcp_param_headers
-from mcpdi._jsonrpc import Notification, Request, classify_message, error_response
+from mcpdi._headers import HeaderRules, validate_mcp_param_headers
+from mcpdi._jsonrpc import Notification, Request, classify_message, error_response, notification_message
 from mcpdi_transport._http_common import (
+    NO_BODY,
     AppOptions,
     Running,
     accepts,
@@ -37,6 +37,7 @@ from mcpdi_transport._http_common import (
     header_pairs,
     json_reply,
     peer_headers,
+    receive_json,
 )
 from mcpdi_transport._sse import PING, PING_INTERVAL, SSE_HEADERS, dump_json, sse_frame
 
@@ -45,6 +46,9 @@ __all__ = ("serve_modern_request",)
 logger = logging.getLogger("mcpdi_transport")
 
 _NOT_ONE_MESSAGE: Final = "Body must be a single JSON-RPC request or notification object"
+
+DISCONNECT_GRACE: Final = 0.05
+"""Seconds a JSON-mode handler runs before a client leaving is watched for (and cancels it)."""
 
 
 class _ExchangePeer:
@@ -63,11 +67,8 @@ class _ExchangePeer:
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         if self._sink is None:
             return  # a plain JSON answer has no place for notifications
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = dict(params)
         try:
-            await self._sink.send(sse_frame(dump_json(message)))
+            await self._sink.send(sse_frame(dump_json(notification_message(method, params))))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             logger.debug("dropped %s: the response stream is closed", method)
 
@@ -95,17 +96,17 @@ async def _mcp_param_problem(runner: Any, request: Request, scope: Scope) -> MCP
     meta = request.params.get("_meta")
     peer = _ExchangePeer(peer_headers(scope), None)
     try:
-        schema = runner.tool_input_schema(name, meta=meta if isinstance(meta, Mapping) else None, peer=peer)
-        if inspect.isawaitable(schema):
-            schema = await schema
+        rules = runner.tool_header_rules(name, meta=meta if isinstance(meta, Mapping) else None, peer=peer)
+        if inspect.isawaitable(rules):
+            rules = await rules
     except Exception:
         # Header validation must never break a working call: skip it, loudly.
         logger.exception("Mcp-Param header validation skipped: the input schema of %r is unavailable", name)
         return None
-    if schema is None:
-        return None
+    if not rules:
+        return None  # unknown tool, or one that mirrors no argument (other headers are ignored)
     problem = validate_mcp_param_headers(
-        cast("Mapping[str, Any]", schema), cast("Mapping[str, Any] | None", arguments), pairs
+        cast("HeaderRules", rules), cast("Mapping[str, Any] | None", arguments), pairs
     )
     return MCPError(HEADER_MISMATCH, problem) if problem is not None else None
 
@@ -134,18 +135,8 @@ async def serve_modern_request(
     if not wants_json or (not options.json_response and not wants_sse):
         await Response(status_code=406)(scope, receive, send)
         return
-    raw = b""
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return  # the client left before sending its body
-        raw += message.get("body", b"")
-        if not message.get("more_body", False):
-            break
-    try:
-        body: object = json.loads(raw)
-    except (ValueError, RecursionError):
-        await json_reply(scope, receive, send, error_body(PARSE_ERROR, "Parse error"), status=400)
+    body = await receive_json(scope, receive, send)
+    if body is NO_BODY:
         return
     if isinstance(body, dict) and "id" not in body:
         await _acknowledge(scope, receive, send, cast("dict[str, Any]", body))
@@ -176,15 +167,62 @@ async def _watch_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
     scope.cancel()
 
 
+class _LateDisconnectWatch:
+    """Watches for the client leaving only once the handler has run for `DISCONNECT_GRACE`.
+
+    Most JSON answers are ready long before that, and a watcher task started and cancelled
+    per request would cost more than the call. Needs asyncio's `call_later`; elsewhere the
+    watcher starts at once.
+    """
+
+    __slots__ = ("_cancel_scope", "_receive", "_task", "_timer")
+
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, receive: Receive, cancel_scope: anyio.CancelScope
+    ) -> None:
+        self._receive = receive
+        self._cancel_scope = cancel_scope
+        self._task: asyncio.Task[None] | None = None
+        self._timer = loop.call_later(DISCONNECT_GRACE, self._start, loop)
+
+    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._task = loop.create_task(self._watch())
+
+    async def _watch(self) -> None:
+        try:
+            await _watch_disconnect(self._receive, self._cancel_scope)
+        except Exception:
+            logger.debug("stopped watching for a disconnect", exc_info=True)
+
+    def stop(self) -> None:
+        self._timer.cancel()
+        if self._task is not None:
+            self._task.cancel()
+
+
 async def _answer_json(
     running: Running, scope: Scope, receive: Receive, send: Send, body: Mapping[str, Any]
 ) -> None:
+    """The handler runs in this task; a client that leaves while it runs cancels it."""
     peer = _ExchangePeer(peer_headers(scope), None)
-    response: dict[str, Any] | None = None
-    async with anyio.create_task_group() as group:
-        group.start_soon(_watch_disconnect, receive, group.cancel_scope)
-        response = await handle_safely(running, body, Connection.for_modern_request(), peer)
-        group.cancel_scope.cancel()
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # not on asyncio (trio)
+        loop = None
+    if loop is None:
+        response: dict[str, Any] | None = None
+        async with anyio.create_task_group() as group:
+            group.start_soon(_watch_disconnect, receive, group.cancel_scope)
+            response = await handle_safely(running, body, Connection.for_modern_request(), peer)
+            group.cancel_scope.cancel()
+    else:
+        response = None
+        with anyio.CancelScope() as cancel_scope:
+            watch = _LateDisconnectWatch(loop, receive, cancel_scope)
+            try:
+                response = await handle_safely(running, body, Connection.for_modern_request(), peer)
+            finally:
+                watch.stop()
     if response is not None:
         await _reply(scope, receive, send, response)
 

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Mapping
-from typing import Any, Final, cast
+from typing import Any, Final
 
 import anyio
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
 from mcpdi._connection import Connection
-from mcpdi._errors import INTERNAL_ERROR, MCPError, NoBackChannel
-from mcpdi._jsonrpc import RequestId
+from mcpdi._errors import NoBackChannel
+from mcpdi._jsonrpc import notification_message
+from mcpdi_transport._outbound import OutboundRequests, request_key
 from mcpdi_transport._sse import EventStream
 
-__all__ = ("LegacySession", "StreamPeer", "request_key", "supports_resuming")
+__all__ = ("LegacySession", "StreamPeer", "supports_resuming")
 
 _RESUMABLE_FROM: Final = "2025-11-25"
 _KEPT_FINISHED_STREAMS: Final = 64
@@ -28,21 +28,6 @@ def supports_resuming(version: str | None) -> bool:
     return KNOWN_PROTOCOL_VERSIONS.index(version) >= KNOWN_PROTOCOL_VERSIONS.index(_RESUMABLE_FROM)
 
 
-def request_key(id_: object) -> str:
-    """A dictionary key telling `1` and `"1"` apart."""
-    return json.dumps(id_)
-
-
-class _Answer:
-    """Where the client's response to one server-to-client request lands."""
-
-    __slots__ = ("arrived", "message")
-
-    def __init__(self) -> None:
-        self.arrived = anyio.Event()
-        self.message: Mapping[str, Any] | None = None
-
-
 class LegacySession:
     """One `Mcp-Session-Id`: created by `initialize`, ended by DELETE or idleness."""
 
@@ -53,11 +38,10 @@ class LegacySession:
         self.standalone: EventStream | None = None
         self.standalone_readers = 0
         self.running: dict[str, anyio.CancelScope] = {}
-        self.answers: dict[str, _Answer] = {}
+        self.outbound = OutboundRequests()
         self.last_active = anyio.current_time()
         self.ended = False
         self._stream_count = 0
-        self._request_count = 0
 
     def touch(self) -> None:
         self.last_active = anyio.current_time()
@@ -92,16 +76,9 @@ class LegacySession:
                 return stream, position
         return None
 
-    def next_request_id(self) -> int:
-        self._request_count += 1
-        return self._request_count
-
     def deliver(self, message: Mapping[str, Any]) -> None:
         """Route the client's response to the server-to-client request waiting for it."""
-        answer = self.answers.get(request_key(message.get("id")))
-        if answer is not None and not answer.arrived.is_set():
-            answer.message = message
-            answer.arrived.set()
+        self.outbound.deliver(message)
 
     def cancel(self, request_id: object) -> None:
         scope = self.running.get(request_key(request_id))
@@ -113,8 +90,7 @@ class LegacySession:
         self.ended = True
         for scope in self.running.values():
             scope.cancel()
-        for answer in self.answers.values():
-            answer.arrived.set()
+        self.outbound.fail_all()
         for stream in self.streams.values():
             stream.close()
         if self.standalone is not None:
@@ -147,40 +123,18 @@ class StreamPeer:
         return self._headers
 
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
-        if self._stream is None:
-            return
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = dict(params)
-        self._stream.append(message)
+        if self._stream is not None:
+            self._stream.append(notification_message(method, params))
 
     async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
         session, stream = self._session, self._stream
         if session is None or stream is None:
             raise NoBackChannel(method, self._no_channel_reason)
-        request_id: RequestId = session.next_request_id()
-        key = request_key(request_id)
-        answer = _Answer()
-        session.answers[key] = answer
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-        if params is not None:
-            message["params"] = dict(params)
-        try:
+
+        async def append(message: dict[str, Any]) -> None:
             stream.append(message)
-            await answer.arrived.wait()
-        finally:
-            del session.answers[key]
-        reply = answer.message
-        if reply is None:
-            raise MCPError(INTERNAL_ERROR, f"The session ended before the client answered {method!r}")
-        error = reply.get("error")
-        if isinstance(error, Mapping):
-            error = cast("Mapping[str, Any]", error)
-            code = error.get("code")
-            return_code = code if isinstance(code, int) else INTERNAL_ERROR
-            raise MCPError(return_code, str(error.get("message", "")), error.get("data"))
-        result = reply.get("result")
-        return dict(cast("Mapping[str, Any]", result)) if isinstance(result, Mapping) else {}
+
+        return await session.outbound.send(method, params, append, gone="The session ended")
 
     def close_sse_stream(self) -> None:
         """End the client's connection to this request's stream; it resumes with `Last-Event-ID`."""

@@ -6,7 +6,7 @@ import itertools
 import json
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from mcpdi._connection import Connection
 
@@ -71,10 +71,38 @@ class MemoryChannel:
         return None
 
 
+_JSON_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+
+
+def _through_json(value: Any) -> Any:
+    return json.loads(json.dumps(value))
+
+
+def _copy_json(value: Any) -> Any:
+    """What `json.loads(json.dumps(value))` returns, walking plain JSON data without encoding it.
+
+    Anything but str-keyed dicts, lists, tuples and exact JSON scalars goes through JSON itself,
+    which converts it (or refuses it) exactly as a wire would.
+    """
+    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
+    if kind in _JSON_SCALARS:
+        return value
+    if kind is dict:
+        copied: dict[str, Any] = {}
+        for key, item in value.items():
+            if type(key) is not str:
+                return _through_json(value)
+            copied[key] = item if type(item) in _JSON_SCALARS else _copy_json(item)
+        return copied
+    if kind is list or kind is tuple:
+        return [item if type(item) in _JSON_SCALARS else _copy_json(item) for item in value]
+    return _through_json(value)
+
+
 def _copy(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if value is None:
         return None
-    copied: dict[str, Any] = json.loads(json.dumps(value))
+    copied: dict[str, Any] = _copy_json(value)
     return copied
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -55,8 +54,11 @@ class SecurityPolicy:
     allowed_hosts: tuple[str, ...]
     allowed_origins: tuple[str, ...]
 
-    def check(self, method: str, headers: Headers) -> Response | None:
-        """The rejection for this request, or None when it may proceed."""
+    def check(self, method: str, headers: Mapping[str, str]) -> Response | None:
+        """The rejection for this request, or None when it may proceed.
+
+        `headers`: lower-cased names to the first value of each request header.
+        """
         if method == "POST":
             content_type = headers.get("content-type", "")
             if not content_type.lower().startswith("application/json"):
@@ -94,6 +96,10 @@ def security_policy(
     return SecurityPolicy(enabled, hosts, origins)
 
 
+async def _too_large(scope: Scope, receive: Receive, send: Send) -> None:
+    await PlainTextResponse("Request body too large", status_code=413)(scope, receive, send)
+
+
 class BodyLimit:
     """ASGI middleware refusing request bodies larger than `max_body_size` bytes with 413.
 
@@ -109,10 +115,9 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        too_large = PlainTextResponse("Request body too large", status_code=413)
-        declared = Headers(scope=scope).get("content-length")
+        declared = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"content-length"), None)
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_size:
-            await too_large(scope, receive, send)
+            await _too_large(scope, receive, send)
             return
         body = bytearray()
         buffered: list[Message] = []
@@ -123,7 +128,7 @@ class BodyLimit:
                 break
             body.extend(message.get("body", b""))
             if len(body) > self.max_body_size:
-                await too_large(scope, receive, send)
+                await _too_large(scope, receive, send)
                 return
             if not message.get("more_body", False):
                 break

@@ -19,8 +19,16 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 
 from mcpdi._connection import Connection
 from mcpdi._errors import INTERNAL_ERROR, MCPError, NoBackChannel
-from mcpdi._jsonrpc import Invalid, Notification, Request, RequestId, classify_message, error_response
-from mcpdi_transport._http_session import request_key
+from mcpdi._jsonrpc import (
+    Invalid,
+    Notification,
+    Request,
+    RequestId,
+    classify_message,
+    error_response,
+    notification_message,
+)
+from mcpdi_transport._outbound import OutboundRequests, request_key
 from mcpdi_transport._serve import ServesMCP
 from mcpdi_transport._sse import dump_json
 
@@ -37,22 +45,13 @@ EOF_GRACE: Final = 10.0
 _PARSE_ERROR: Final = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
 
 
-class _Answer:
-    __slots__ = ("arrived", "message")
-
-    def __init__(self) -> None:
-        self.arrived = anyio.Event()
-        self.message: Mapping[str, Any] | None = None
-
-
 class _Wire:
     """The outgoing side of the connection and the server-to-client requests awaiting answers."""
 
     def __init__(self, out: anyio.abc.ByteSendStream) -> None:
         self._out = out
         self._lock = anyio.Lock()
-        self._count = 0
-        self.answers: dict[str, _Answer] = {}
+        self._outbound = OutboundRequests()
         self.closed = False
 
     async def write(self, message: Mapping[str, Any]) -> None:
@@ -62,47 +61,17 @@ class _Wire:
                 await self._out.send(data)
 
     def deliver(self, message: Mapping[str, Any]) -> None:
-        answer = self.answers.get(request_key(message.get("id")))
-        if answer is not None and not answer.arrived.is_set():
-            answer.message = message
-            answer.arrived.set()
+        self._outbound.deliver(message)
 
     def close(self) -> None:
         """stdin ended: no answer can come any more."""
         self.closed = True
-        for answer in self.answers.values():
-            answer.arrived.set()
+        self._outbound.fail_all()
 
     async def ask(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
         if self.closed:
             raise MCPError(INTERNAL_ERROR, f"stdin is closed, so the client cannot answer {method!r}")
-        self._count += 1
-        request_id: RequestId = self._count
-        key = request_key(request_id)
-        answer = _Answer()
-        self.answers[key] = answer
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-        if params is not None:
-            message["params"] = dict(params)
-        try:
-            await self.write(message)
-            await answer.arrived.wait()
-        finally:
-            del self.answers[key]
-        reply = answer.message
-        if reply is None:
-            raise MCPError(INTERNAL_ERROR, f"stdin closed before the client answered {method!r}")
-        error = reply.get("error")
-        if isinstance(error, Mapping):
-            error = cast("Mapping[str, Any]", error)
-            code = error.get("code")
-            raise MCPError(
-                code if isinstance(code, int) else INTERNAL_ERROR,
-                str(error.get("message", "")),
-                error.get("data"),
-            )
-        result = reply.get("result")
-        return dict(cast("Mapping[str, Any]", result)) if isinstance(result, Mapping) else {}
+        return await self._outbound.send(method, params, self.write, gone="stdin closed")
 
 
 class _StdioPeer:
@@ -119,10 +88,7 @@ class _StdioPeer:
         return None
 
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            message["params"] = dict(params)
-        await self._wire.write(message)
+        await self._wire.write(notification_message(method, params))
 
     async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
         if self._connection.era == "modern":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 import mcp_types as types
@@ -9,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from mcpdi import Elicit, MCPServer, Resolve, Server, ServerRequestContext
-from mcpdi_transport import Client
+from mcpdi_transport import Client, _memory
 from mcpdi_transport._client_callbacks import RequestContext
 
 pytestmark = pytest.mark.anyio
@@ -60,3 +61,32 @@ async def test_a_low_level_server_in_memory_sees_the_clients_envelope() -> None:
     async with Client(server, client_info=info) as client:
         assert (await client.list_tools()).tools == []
     assert seen == [("modern", "2026-07-28", info)]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"a": [1, 2.5, None, True, "x"], "b": {"c": {}}},
+        {"tuple": (1, (2, 3)), "nested": [{"t": ()}]},
+        {1: "int key", None: "null key", False: "bool key", 2.5: "float key"},
+        {"a": 1, 1: "duplicate after conversion", "1": "last wins"},
+        {"inf": float("inf"), "negative zero": -0.0},
+    ],
+)
+def test_messages_are_copied_exactly_as_a_json_round_trip_would(value: dict[Any, Any]) -> None:
+    copied = _memory._copy(value)
+    assert copied == json.loads(json.dumps(value))
+    assert list(copied or {}) == list(json.loads(json.dumps(value)))
+
+
+def test_a_message_that_is_not_json_is_refused_as_json_refuses_it() -> None:
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        _memory._copy({"a": {"b": object()}})
+
+
+def test_a_copied_message_shares_no_container_with_the_original() -> None:
+    original = {"params": {"arguments": {"titles": ["Dune"]}}}
+    copied = _memory._copy(original)
+    assert copied is not None
+    copied["params"]["arguments"]["titles"].append("Emma")
+    assert original == {"params": {"arguments": {"titles": ["Dune"]}}}

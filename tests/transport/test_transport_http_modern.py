@@ -231,6 +231,17 @@ async def test_closing_the_stream_cancels_the_handler() -> None:
         assert exchange.finished.is_set()
 
 
+async def test_closing_the_connection_cancels_a_handler_answering_with_plain_json() -> None:
+    app = build_http_app(server, json_response=True)
+    async with http_client(app):
+        async with streaming(
+            app, "POST", modern_headers("tools/call", "sleep"), call(11, "sleep")
+        ) as exchange:
+            exchange.disconnect.set()
+        assert exchange.finished.is_set()
+    assert exchange.status is None  # nobody is left to answer
+
+
 async def test_a_quiet_handler_commits_to_sse_and_is_kept_alive_with_pings(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

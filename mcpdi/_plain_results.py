@@ -1,0 +1,181 @@
+"""The wire form of plain `tools/call` results (text blocks and JSON), known without pydantic.
+
+`Runner._sieve` validates every spec result against the schema of the negotiated version and
+dumps it again; for the commonest result (text content, `{"result": ...}` structured content,
+the server-info stamp) that costs more than the tool. `sieve_plain_tool_result` recognises
+exactly the results whose sieved form it can write down (same keys, same order, same values)
+and returns None for everything else, which then takes the full path.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+from mcp_types import methods
+
+__all__ = ("sieve_plain_tool_result",)
+
+_METHOD: Final = "tools/call"
+_KEYS: Final = frozenset({"_meta", "content", "isError", "resultType", "structuredContent"})
+_SCALARS: Final = (str, int, bool, type(None))
+
+
+@dataclass(slots=True)
+class _Shape:
+    """What the full sieve does at one version, read off its own output for a probe."""
+
+    result_keys: tuple[str, ...]  # in the order the sieve writes them
+    block_keys: tuple[str, ...]
+    keeps_result_type: bool
+    # The last `_meta` seen and its sieved form, replaced as one value (threads may share this).
+    meta: tuple[dict[str, Any], dict[str, Any]] | None = None
+
+
+_shapes: dict[str, _Shape | None] = {}
+
+
+def _shape(version: str) -> _Shape | None:
+    if version in _shapes:
+        return _shapes[version]
+    probe: dict[str, Any] = {
+        "content": [{"type": "text", "text": ""}],
+        "structuredContent": {"result": ""},
+        "isError": False,
+        "resultType": "complete",
+        "_meta": {},
+    }
+    try:
+        out = methods.serialize_server_result(_METHOD, version, probe)
+    except (KeyError, ValueError):  # not a version with tools/call: the full path answers
+        shape = None
+    else:
+        block_keys = tuple(out["content"][0])
+        plain = len(block_keys) == 2
+        shape = _Shape(tuple(out), block_keys, keeps_result_type="resultType" in out) if plain else None
+    _shapes[version] = shape
+    return shape
+
+
+def _is_plain_json(value: Any) -> bool:
+    """Whether the sieve keeps `value` as it is: str keys, JSON scalars, finite floats, lists, dicts."""
+    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
+    if kind in _SCALARS:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    if kind is list:
+        return all(_is_plain_json(item) for item in value)
+    if kind is dict:
+        return all(type(key) is str and _is_plain_json(item) for key, item in value.items())
+    return False
+
+
+def _copy_json(value: Any) -> Any:
+    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
+    if kind is dict:
+        return {key: _copy_json(item) for key, item in value.items()}
+    if kind is list:
+        return [_copy_json(item) for item in value]
+    return value
+
+
+def _is_string_tree(meta: dict[str, Any]) -> bool:
+    """Whether `meta` holds only strings and objects of strings (as a server-info stamp does).
+
+    For such values `==` is exact (no `true == 1`), so a cached sieve of an equal one applies.
+    """
+    value: Any
+    for key, value in meta.items():
+        if type(key) is not str:
+            return False
+        kind = type(value)  # pyright: ignore[reportUnknownVariableType]
+        if kind is dict:
+            for inner_key, inner in value.items():
+                if type(inner_key) is not str or type(inner) is not str:
+                    return False
+        elif kind is not str:
+            return False
+    return True
+
+
+def _flat_copy(fields: dict[str, Any]) -> dict[str, Any] | None:
+    """A copy of an object of str keys and JSON scalars; None when it holds anything else."""
+    for key, value in fields.items():
+        if type(key) is not str or type(value) not in _SCALARS:
+            return None
+    return dict(fields)
+
+
+def _sieved_meta(shape: _Shape, version: str, meta: dict[str, Any]) -> dict[str, Any] | None:
+    """The sieved `_meta`: its schema differs by version, so the full sieve decides it, once per value."""
+    if not _is_string_tree(meta):
+        return None
+    known = shape.meta
+    if known is None or meta != known[0]:
+        probe: dict[str, Any] = {"content": [], "resultType": "complete", "_meta": meta}
+        try:
+            out = methods.serialize_server_result(_METHOD, version, probe)
+        except ValueError:  # pydantic's ValidationError included: the full path reports it
+            return None
+        sieved = out.get("_meta")
+        if type(sieved) is not dict or not _is_string_tree(cast("dict[str, Any]", sieved)):
+            return None
+        known = shape.meta = (_copy_json(meta), cast("dict[str, Any]", sieved))
+    # Each response gets its own objects, as from the full sieve.
+    return {key: _copy_json(value) for key, value in known[1].items()}
+
+
+def sieve_plain_tool_result(version: str, result: dict[str, Any]) -> dict[str, Any] | None:
+    """`methods.serialize_server_result("tools/call", version, result)` for a plain result, else None.
+
+    Plain: only text blocks (`type` and `text`, nothing else), `isError` a bool,
+    `structuredContent` and `_meta` objects of plain JSON, and (where the version has it) a
+    string `resultType`.
+    """
+    if not result.keys() <= _KEYS:
+        return None
+    shape = _shape(version)
+    if shape is None:
+        return None
+    content: Any = result.get("content")
+    if type(content) is not list:
+        return None
+    first, second = shape.block_keys
+    blocks: list[dict[str, Any]] = []
+    for item in cast("list[Any]", content):
+        block: dict[str, Any] = item
+        if type(block) is not dict or len(block) != 2:  # pyright: ignore[reportUnnecessaryComparison]
+            return None
+        if block.get("type") != "text" or type(block.get("text")) is not str:
+            return None
+        blocks.append({first: block[first], second: block[second]})
+    sieved: dict[str, Any] = {"content": blocks}
+    if "isError" in result:
+        if type(result["isError"]) is not bool:
+            return None
+        sieved["isError"] = result["isError"]
+    if "structuredContent" in result:
+        structured: dict[str, Any] = result["structuredContent"]
+        if type(structured) is not dict:  # pyright: ignore[reportUnnecessaryComparison]
+            return None
+        copied = _flat_copy(structured)
+        if copied is None:
+            if not _is_plain_json(structured):
+                return None
+            copied = _copy_json(structured)
+        sieved["structuredContent"] = copied
+    if shape.keeps_result_type:
+        if type(result.get("resultType")) is not str:
+            return None
+        sieved["resultType"] = result["resultType"]
+    if "_meta" in result:
+        raw_meta: dict[str, Any] = result["_meta"]
+        if type(raw_meta) is not dict:  # pyright: ignore[reportUnnecessaryComparison]
+            return None
+        meta = _sieved_meta(shape, version, raw_meta)
+        if meta is None:
+            return None
+        sieved["_meta"] = meta
+    return {key: sieved[key] for key in shape.result_keys if key in sieved}
