@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import importlib
-import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
 
-import anyio
 import mcp_types as types
 from pydantic import BaseModel
 
@@ -227,19 +225,11 @@ class Server(Generic[LifespanT]):
         host: str = "127.0.0.1",
         port: int = 8000,
     ) -> None:
-        """Serve until stopped: on stdin/stdout, or over Streamable HTTP on `host:port`."""
-        module = importlib.import_module("mcpdi_transport")
-        if transport == "stdio":
-            outcome = module.serve_stdio(self)
-        elif transport == "streamable-http":
-            outcome = module.serve_http(self, host=host, port=port)
-        else:
+        """Serve until stopped: on stdin/stdout, or over Streamable HTTP on `host:port`.
+
+        Blocks; Ctrl-C on HTTP ends with uvicorn's clean shutdown, not a traceback.
+        """
+        if transport not in ("stdio", "streamable-http"):
             msg = f"unknown transport {transport!r}; use 'stdio' or 'streamable-http'"
             raise ValueError(msg)
-        if inspect.isawaitable(outcome):
-            awaitable: Awaitable[Any] = outcome
-
-            async def wait() -> None:
-                await awaitable
-
-            anyio.run(wait)
+        importlib.import_module("mcpdi_transport").run_server(self, transport, host=host, port=port)

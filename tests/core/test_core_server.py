@@ -179,19 +179,18 @@ async def test_the_schema_lookup_is_skipped_when_the_listing_or_getter_fails(
 
 
 def test_run_hands_the_server_to_the_chosen_transport(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[tuple[str, Any, dict[str, Any]]] = []
+    calls: list[tuple[Any, str, dict[str, Any]]] = []
 
-    async def serve_stdio(server: Any) -> None:
-        calls.append(("stdio", server, {}))
+    def run_server(server: Any, transport: str, **options: Any) -> None:
+        calls.append((server, transport, options))
 
-    def serve_http(server: Any, **options: Any) -> None:
-        calls.append(("http", server, options))
-
-    monkeypatch.setattr(mcpdi_transport, "serve_stdio", serve_stdio, raising=False)
-    monkeypatch.setattr(mcpdi_transport, "serve_http", serve_http, raising=False)
+    monkeypatch.setattr(mcpdi_transport, "run_server", run_server, raising=False)
     server = make_server()
     server.run()
     server.run("streamable-http", port=9999)
-    assert calls == [("stdio", server, {}), ("http", server, {"host": "127.0.0.1", "port": 9999})]
+    assert calls == [
+        (server, "stdio", {"host": "127.0.0.1", "port": 8000}),
+        (server, "streamable-http", {"host": "127.0.0.1", "port": 9999}),
+    ]
     with pytest.raises(ValueError, match="unknown transport"):
         server.run("carrier-pigeon")  # type: ignore[arg-type]
