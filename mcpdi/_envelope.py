@@ -65,12 +65,12 @@ def has_modern_envelope(params: Mapping[str, Any] | None) -> bool:
     if not params:
         return False
     meta = params.get("_meta")
-    return isinstance(meta, Mapping) and PROTOCOL_VERSION_META_KEY in meta
+    return (type(meta) is dict or isinstance(meta, Mapping)) and PROTOCOL_VERSION_META_KEY in meta
 
 
 def _envelope_meta(params: Mapping[str, Any] | None) -> Mapping[str, Any] | MCPError:
     meta = params.get("_meta") if params else None
-    if not isinstance(meta, Mapping):
+    if type(meta) is not dict and not isinstance(meta, Mapping):
         return MCPError(
             INVALID_PARAMS,
             "params._meta must be an object carrying the required "
@@ -132,7 +132,10 @@ def _validated(model: type[_ModelT], raw: object) -> _ModelT:
     key: tuple[tuple[str, str], ...] | None = None
     if type(raw) is dict:
         items = tuple(cast("dict[object, object]", raw).items())
-        if all(type(name) is str and type(value) is str for name, value in items):
+        for name, value in items:  # a loop, not all(): this runs on every modern request
+            if type(name) is not str or type(value) is not str:
+                break
+        else:
             key = cast("tuple[tuple[str, str], ...]", items)
             cached = _validated_models.get((model, key))
             if cached is not None:
@@ -222,7 +225,8 @@ def check_modern_http_request(
     if duplicated is not None:
         return MCPError(HEADER_MISMATCH, f"{duplicated} header appears more than once")
     raw_params = body.get("params")
-    params = cast("Mapping[str, Any] | None", raw_params if isinstance(raw_params, Mapping) else None)
+    is_object = type(raw_params) is dict or isinstance(raw_params, Mapping)
+    params = cast("Mapping[str, Any] | None", raw_params if is_object else None)
     meta = _envelope_meta(params)
     if isinstance(meta, MCPError):
         return meta

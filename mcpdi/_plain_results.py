@@ -123,8 +123,11 @@ def _sieved_meta(shape: _Shape, version: str, meta: dict[str, Any]) -> dict[str,
         if type(sieved) is not dict or not _is_string_tree(cast("dict[str, Any]", sieved)):
             return None
         known = shape.meta = (_copy_json(meta), cast("dict[str, Any]", sieved))
-    # Each response gets its own objects, as from the full sieve.
-    return {key: _copy_json(value) for key, value in known[1].items()}
+    # Each response gets its own objects, as from the full sieve (a string tree is two deep).
+    return {
+        key: dict(cast("dict[str, str]", value)) if type(value) is dict else value
+        for key, value in known[1].items()
+    }
 
 
 def sieve_plain_tool_result(version: str, result: dict[str, Any]) -> dict[str, Any] | None:

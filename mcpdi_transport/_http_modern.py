@@ -78,11 +78,16 @@ class _ExchangePeer:
 
 async def _reply(scope: Scope, receive: Receive, send: Send, message: Mapping[str, Any]) -> None:
     error = message.get("error")
-    status = http_status_for(cast("Mapping[str, Any]", error)["code"]) if isinstance(error, Mapping) else 200
+    if error is None or not isinstance(error, Mapping):  # `is None` first: the ABC check costs more
+        status = 200
+    else:
+        status = http_status_for(cast("Mapping[str, Any]", error)["code"])
     await json_reply(scope, receive, send, message, status=status)
 
 
-async def _mcp_param_problem(runner: Any, request: Request, scope: Scope) -> MCPError | None:
+async def _mcp_param_problem(
+    runner: Any, request: Request, scope: Scope, peer: _ExchangePeer
+) -> MCPError | None:
     """`-32020` when a `tools/call`'s `Mcp-Param-*` headers disagree with its arguments."""
     if request.method != "tools/call" or request.params is None:
         return None
@@ -94,7 +99,6 @@ async def _mcp_param_problem(runner: Any, request: Request, scope: Scope) -> MCP
     if not arguments and not any(header.startswith("mcp-param-") for header, _ in pairs):
         return None
     meta = request.params.get("_meta")
-    peer = _ExchangePeer(peer_headers(scope), None)
     try:
         rules = runner.tool_header_rules(name, meta=meta if isinstance(meta, Mapping) else None, peer=peer)
         if inspect.isawaitable(rules):
@@ -149,13 +153,14 @@ async def serve_modern_request(
         await Response(status_code=406)(scope, receive, send)
         return
     problem = check_modern_http_request(header_lists(scope), cast("Mapping[str, Any]", body))
+    json_peer = _ExchangePeer(peer_headers(scope), None)  # no notifications: in-line JSON
     if problem is None:
-        problem = await _mcp_param_problem(running.runner, request, scope)
+        problem = await _mcp_param_problem(running.runner, request, scope, json_peer)
     if problem is not None:
         await _reply(scope, receive, send, error_response(request.id, problem))
         return
     if options.json_response and request.method != "subscriptions/listen":
-        await _answer_json(running, scope, receive, send, cast("Mapping[str, Any]", body))
+        await _answer_json(running, json_peer, scope, receive, send, cast("Mapping[str, Any]", body))
     else:
         await _answer_deferred(running, scope, receive, send, cast("Mapping[str, Any]", body))
 
@@ -201,10 +206,14 @@ class _LateDisconnectWatch:
 
 
 async def _answer_json(
-    running: Running, scope: Scope, receive: Receive, send: Send, body: Mapping[str, Any]
+    running: Running,
+    peer: _ExchangePeer,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    body: Mapping[str, Any],
 ) -> None:
     """The handler runs in this task; a client that leaves while it runs cancels it."""
-    peer = _ExchangePeer(peer_headers(scope), None)
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # not on asyncio (trio)

@@ -23,9 +23,13 @@ PING: Final = b": ping\r\n\r\n"
 PING_INTERVAL: Final = 15.0
 
 
+_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+"""What `json.dumps(..., separators=(",", ":"), ensure_ascii=False)` builds on every call."""
+
+
 def dump_json(message: Mapping[str, Any]) -> str:
     """Compact JSON on one line (JSON escapes every newline inside strings)."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(message)
 
 
 def sse_frame(
