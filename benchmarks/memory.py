@@ -92,6 +92,24 @@ class _Peer:
         raise RuntimeError(msg)
 
 
+async def _client_cases(
+    stack: contextlib.AsyncExitStack, impl: str, graphs: Sequence[Graph], *, legacy: Any, modern: Any
+) -> list[Case]:
+    """One case per era and graph that calls the tool through a connected client, as a user would."""
+    cases: list[Case] = []
+    for era, unopened in (("legacy", legacy), ("modern", modern)):
+        client = await stack.enter_async_context(unopened)
+        for graph in graphs:
+
+            async def via_client(
+                arguments: Mapping[str, Any], name: str = graph.name, client: Any = client
+            ) -> Any:
+                return await client.call_tool(name, dict(arguments))
+
+            cases.append(Case(impl, era, graph.name, via_client, _result_text))
+    return cases
+
+
 async def _mcpdi_cases(stack: contextlib.AsyncExitStack, graphs: Sequence[Graph]) -> list[Case]:
     from mcpdi._connection import Connection
 
@@ -133,20 +151,15 @@ async def _mcpdi_cases(stack: contextlib.AsyncExitStack, graphs: Sequence[Graph]
         cases.append(Case("mcpdi", "legacy", name, legacy, _dict_text))
         cases.append(Case("mcpdi", "modern", name, modern, _dict_text))
 
-    try:
-        from mcpdi_transport import Client
-    except ImportError:
-        from mcpdi_transport._client import Client
-    for era, mode in (("legacy", "legacy"), ("modern", MODERN)):
-        client = await stack.enter_async_context(Client(server, mode=mode))
-        for graph in graphs:
+    from mcpdi_transport import Client
 
-            async def via_client(
-                arguments: Mapping[str, Any], name: str = graph.name, client: Any = client
-            ) -> Any:
-                return await client.call_tool(name, dict(arguments))
-
-            cases.append(Case("mcpdi Client", era, graph.name, via_client, _result_text))
+    cases += await _client_cases(
+        stack,
+        "mcpdi Client",
+        graphs,
+        legacy=Client(server, mode="legacy"),
+        modern=Client(server, mode=MODERN),
+    )
     return cases
 
 
@@ -214,16 +227,9 @@ async def _mcp_cases(stack: contextlib.AsyncExitStack, graphs: Sequence[Graph]) 
         cases.append(Case("mcp server", "legacy", name, legacy, _dict_text))
         cases.append(Case("mcp server", "modern", name, modern, _raw_result_text))
 
-    for era, mode in (("legacy", "legacy"), ("modern", MODERN)):
-        client = await stack.enter_async_context(Client(server, mode=mode))
-        for graph in graphs:
-
-            async def via_client(
-                arguments: Mapping[str, Any], name: str = graph.name, client: Any = client
-            ) -> Any:
-                return await client.call_tool(name, dict(arguments))
-
-            cases.append(Case("mcp Client", era, graph.name, via_client, _result_text))
+    cases += await _client_cases(
+        stack, "mcp Client", graphs, legacy=Client(server, mode="legacy"), modern=Client(server, mode=MODERN)
+    )
     return cases
 
 
