@@ -111,7 +111,7 @@ async def _client_cases(
 
 
 async def _mcpdi_cases(stack: contextlib.AsyncExitStack, graphs: Sequence[Graph]) -> list[Case]:
-    from mcpdi._connection import Connection
+    from mcpdi.lowlevel import Connection
 
     server = mcpdi_server.build(graphs)
     runner = await stack.enter_async_context(server.running())

@@ -29,11 +29,11 @@ from mcpdi._asking import (
     RejectedAnswer,
     Sample,
 )
-from mcpdi._errors import MISSING_CAPABILITY, MCPError
+from mcpdi.lowlevel._errors import MISSING_CAPABILITY, MCPError
 
 if TYPE_CHECKING:
-    from mcpdi._core_context import ServerRequestContext
     from mcpdi._server import MCPServer
+    from mcpdi.lowlevel._context import ServerRequestContext
 
 __all__ = ("Context", "missing_capability_error")
 

@@ -10,6 +10,7 @@ from functools import partial
 from typing import Any, get_args, get_origin
 
 from mcpdi._annotations import is_union, strip_annotated
+from mcpdi._arguments import annotation_extras, header_marking
 from mcpdi._asking import (
     OUTCOME_TYPES,
     AcceptedElicitation,
@@ -21,8 +22,7 @@ from mcpdi._asking import (
     Sample,
 )
 from mcpdi._elicit_schema import InvalidElicitationSchema, render_elicitation_schema
-from mcpdi._schema import annotation_extras, header_marking
-from mcpdi._tool_error import ElicitationRefused
+from mcpdi._errors import ElicitationRefused
 from mcpdi.engine import Adapter, Edge, InvalidSignature, Plan
 
 __all__ = ("adapt_edge", "check_hidden_headers", "check_questions", "return_annotation")

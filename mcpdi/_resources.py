@@ -22,14 +22,14 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
+from mcpdi._arguments import ArgumentsModel, build_arguments_model, dump_arguments
 from mcpdi._context import Context
-from mcpdi._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 from mcpdi._registration import compile_mcp_plan, function_name
 from mcpdi._rounds import CallTarget, Pending, run_request
-from mcpdi._schema import ArgumentsModel, build_arguments_model, dump_arguments
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tools import failure_text
 from mcpdi.engine import InvalidSignature, Plan
+from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 
 __all__ = ("RegisteredResource", "compile_resource", "read_resource")
 

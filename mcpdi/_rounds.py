@@ -19,10 +19,10 @@ from mcp_types import InputRequiredResult
 
 from mcpdi._asking import MCPQuestion
 from mcpdi._context import Context, missing_capability_error
-from mcpdi._errors import INVALID_PARAMS, MCPError, NoBackChannel
+from mcpdi._errors import ToolError
 from mcpdi._state import Binding, InvalidRequestState, RequestStateSecurity
-from mcpdi._tool_error import ToolError
 from mcpdi.engine import Answer, Asked, NeedsInput, Plan
+from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError, NoBackChannel
 
 __all__ = (
     "ASKING",

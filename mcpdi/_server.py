@@ -6,7 +6,7 @@ import logging
 import sys
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mcp_types import (
     CallToolRequestParams,
@@ -29,15 +29,19 @@ from mcp_types import (
 from typing_extensions import TypeVar as DefaultTypeVar
 
 from mcpdi._context import Context
-from mcpdi._core_context import ServerRequestContext
-from mcpdi._errors import INVALID_PARAMS, MCPError
-from mcpdi._headers import HeaderParam
-from mcpdi._lowlevel import Server
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
-from mcpdi._runner import Runner
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tools import RegisteredTool, call_tool, compile_tool
+from mcpdi.lowlevel._context import ServerRequestContext
+from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
+from mcpdi.lowlevel._handover import TransportName
+from mcpdi.lowlevel._param_headers import HeaderParam
+from mcpdi.lowlevel._runner import Runner
+from mcpdi.lowlevel._server import Server
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
 
 __all__ = ("MCPServer",)
 
@@ -122,13 +126,13 @@ class MCPServer(Generic[LifespanT]):
         """Enter the lifespan once and yield the `Runner` that answers messages."""
         return self._server.running()
 
-    def streamable_http_app(self, **options: Any) -> Any:
+    def streamable_http_app(self, **options: Any) -> Starlette:
         """A Starlette app serving this server over Streamable HTTP (both protocol eras)."""
         return self._server.streamable_http_app(**options)
 
     def run(
         self,
-        transport: Literal["stdio", "streamable-http"] = "stdio",
+        transport: TransportName = "stdio",
         *,
         host: str = "127.0.0.1",
         port: int = 8000,
@@ -303,7 +307,7 @@ class MCPServer(Generic[LifespanT]):
         answer (a dict, a wire model, or a callable of the request params); or it is one
         callable `(method, params) -> answer`. A protocol error raises `MCPError`.
         """
-        from mcpdi._in_memory import ALL_CAPABILITIES, InMemoryClient  # test-time only
+        from mcpdi.testing._memory import ALL_CAPABILITIES, InMemoryClient  # test-time only
 
         tool = self._tools.get(name)
         fns = {step.key: step.fn for step in tool.plan.steps} if tool is not None else {}

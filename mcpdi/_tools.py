@@ -19,18 +19,18 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
+from mcpdi._arguments import ArgumentsModel, build_arguments_model, dump_arguments, pre_parse_json
 from mcpdi._asking import AnswerRejected
 from mcpdi._context import Context
 from mcpdi._edges import check_hidden_headers, return_annotation
-from mcpdi._errors import MCPError
-from mcpdi._headers import HeaderParam, find_invalid_x_mcp_header, x_mcp_header_params
+from mcpdi._errors import ElicitationRefused, ToolError
 from mcpdi._output import Output, plan_output, returns_input_required
 from mcpdi._registration import compile_mcp_plan, function_name, published_name
 from mcpdi._rounds import CallTarget, Pending, run_request
-from mcpdi._schema import ArgumentsModel, build_arguments_model, dump_arguments, pre_parse_json
 from mcpdi._state import RequestStateSecurity
-from mcpdi._tool_error import ElicitationRefused, ToolError
 from mcpdi.engine import InvalidSignature, Plan, ResolverError
+from mcpdi.lowlevel._errors import MCPError
+from mcpdi.lowlevel._param_headers import HeaderParam, find_invalid_x_mcp_header, x_mcp_header_params
 
 __all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text")
 

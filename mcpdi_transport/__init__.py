@@ -9,19 +9,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mcpdi_transport._client import Client as Client
-    from mcpdi_transport._client_callbacks import ElicitationCallback as ElicitationCallback
-    from mcpdi_transport._client_callbacks import ListRootsCallback as ListRootsCallback
-    from mcpdi_transport._client_callbacks import LoggingCallback as LoggingCallback
-    from mcpdi_transport._client_callbacks import MessageHandler as MessageHandler
-    from mcpdi_transport._client_callbacks import ProgressCallback as ProgressCallback
-    from mcpdi_transport._client_callbacks import RequestContext as RequestContext
-    from mcpdi_transport._client_callbacks import SamplingCallback as SamplingCallback
-    from mcpdi_transport._client_channel import ConnectionLost as ConnectionLost
-    from mcpdi_transport._client_rounds import RoundLimitExceeded as RoundLimitExceeded
-    from mcpdi_transport._client_stdio import StdioTarget as StdioTarget
-    from mcpdi_transport._http_app import build_http_app as build_http_app
-    from mcpdi_transport._serve import CannotListen as CannotListen
+    from mcpdi_transport._client._callbacks import ElicitationCallback as ElicitationCallback
+    from mcpdi_transport._client._callbacks import ListRootsCallback as ListRootsCallback
+    from mcpdi_transport._client._callbacks import LoggingCallback as LoggingCallback
+    from mcpdi_transport._client._callbacks import MessageHandler as MessageHandler
+    from mcpdi_transport._client._callbacks import ProgressCallback as ProgressCallback
+    from mcpdi_transport._client._callbacks import RequestContext as RequestContext
+    from mcpdi_transport._client._callbacks import SamplingCallback as SamplingCallback
+    from mcpdi_transport._client._channel import ConnectionLost as ConnectionLost
+    from mcpdi_transport._client._client import Client as Client
+    from mcpdi_transport._client._rounds import RoundLimitExceeded as RoundLimitExceeded
+    from mcpdi_transport._client._stdio import StdioTarget as StdioTarget
+    from mcpdi_transport._http._app import build_http_app as build_http_app
+    from mcpdi_transport._listen import CannotListen as CannotListen
     from mcpdi_transport._serve import run_server as run_server
     from mcpdi_transport._serve import serve_http as serve_http
     from mcpdi_transport._stdio import serve_stdio as serve_stdio
@@ -46,19 +46,19 @@ __all__ = (
 )
 
 _HOMES = {
-    "build_http_app": "mcpdi_transport._http_app",
-    "CannotListen": "mcpdi_transport._serve",
-    "Client": "mcpdi_transport._client",
-    "ConnectionLost": "mcpdi_transport._client_channel",
-    "ElicitationCallback": "mcpdi_transport._client_callbacks",
-    "ListRootsCallback": "mcpdi_transport._client_callbacks",
-    "LoggingCallback": "mcpdi_transport._client_callbacks",
-    "MessageHandler": "mcpdi_transport._client_callbacks",
-    "ProgressCallback": "mcpdi_transport._client_callbacks",
-    "RequestContext": "mcpdi_transport._client_callbacks",
-    "SamplingCallback": "mcpdi_transport._client_callbacks",
-    "RoundLimitExceeded": "mcpdi_transport._client_rounds",
-    "StdioTarget": "mcpdi_transport._client_stdio",
+    "build_http_app": "mcpdi_transport._http._app",
+    "CannotListen": "mcpdi_transport._listen",
+    "Client": "mcpdi_transport._client._client",
+    "ConnectionLost": "mcpdi_transport._client._channel",
+    "ElicitationCallback": "mcpdi_transport._client._callbacks",
+    "ListRootsCallback": "mcpdi_transport._client._callbacks",
+    "LoggingCallback": "mcpdi_transport._client._callbacks",
+    "MessageHandler": "mcpdi_transport._client._callbacks",
+    "ProgressCallback": "mcpdi_transport._client._callbacks",
+    "RequestContext": "mcpdi_transport._client._callbacks",
+    "SamplingCallback": "mcpdi_transport._client._callbacks",
+    "RoundLimitExceeded": "mcpdi_transport._client._rounds",
+    "StdioTarget": "mcpdi_transport._client._stdio",
     "run_server": "mcpdi_transport._serve",
     "serve_http": "mcpdi_transport._serve",
     "serve_stdio": "mcpdi_transport._stdio",

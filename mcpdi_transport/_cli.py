@@ -170,7 +170,8 @@ def _run(arguments: argparse.Namespace) -> None:
     )
     with quiet:
         server = find_server(load_module(path), path, name)
-    from mcpdi_transport._serve import CannotListen, run_server
+    from mcpdi_transport._listen import CannotListen
+    from mcpdi_transport._serve import run_server
 
     if arguments.transport == "stdio":
         run_server(server, "stdio")

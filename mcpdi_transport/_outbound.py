@@ -8,8 +8,7 @@ from typing import Any, cast
 
 import anyio
 
-from mcpdi._errors import INTERNAL_ERROR, MCPError
-from mcpdi._jsonrpc import RequestId, request_message
+from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, RequestId, request_message
 
 __all__ = ("OutboundRequests", "request_key")
 

@@ -1,56 +1,26 @@
-"""Running a server: `serve_http` (uvicorn on a socket bound first) and the blocking `run_server`."""
+"""Entry points: `serve_http` (uvicorn on a socket bound first) and the blocking `run_server`.
+
+This is where the MCP layer hands a server over to I/O (`Server.run`, `MCPServer.run`).
+The adapters are imported inside the entry points, so stdio never loads the HTTP stack.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import logging
-import socket
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal
 
 import anyio
 import anyio.abc
 
-__all__ = ("CannotListen", "ServesMCP", "bind_socket", "run_server", "serve_http")
+from mcpdi_transport._listen import ServesMCP, bind_socket
+
+__all__ = ("run_server", "serve_http")
 
 logger = logging.getLogger("mcpdi_transport")
 
 _STARTUP_TIMEOUT: Final = 30.0
 _SHUTDOWN_GRACE: Final = 3
-
-
-class ServesMCP(Protocol):
-    """Anything with `running()`: the low-level `Server` and `MCPServer` both qualify."""
-
-    def running(self) -> contextlib.AbstractAsyncContextManager[Any]: ...
-
-
-class CannotListen(OSError):
-    """The HTTP server could not bind its address (in use, not permitted, unknown host)."""
-
-
-def bind_socket(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on `host:port` (`port=0` picks a free one)."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as error:
-        msg = f"cannot listen on {host}:{port}: {error.strerror}"
-        raise CannotListen(msg) from None
-    family, kind, proto, _, address = infos[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(2048)
-    except OSError as error:
-        sock.close()
-        reason = (
-            "address already in use" if error.errno == errno.EADDRINUSE else (error.strerror or str(error))
-        )
-        msg = f"cannot listen on {host}:{port}: {reason}"
-        raise CannotListen(msg) from None
-    sock.setblocking(False)
-    return sock
 
 
 async def serve_http(
@@ -71,7 +41,7 @@ async def serve_http(
     """
     import uvicorn  # only HTTP serving needs it
 
-    from mcpdi_transport._http_app import build_http_app
+    from mcpdi_transport._http._app import build_http_app
 
     sock = bind_socket(host, port)
     bound_port: int = sock.getsockname()[1]

@@ -17,10 +17,12 @@ import anyio.from_thread
 import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream
 
-from mcpdi._connection import Connection
-from mcpdi._errors import INTERNAL_ERROR, MCPError, NoBackChannel
-from mcpdi._jsonrpc import (
+from mcpdi.lowlevel import (
+    INTERNAL_ERROR,
+    Connection,
     Invalid,
+    MCPError,
+    NoBackChannel,
     Notification,
     Request,
     RequestId,
@@ -28,9 +30,9 @@ from mcpdi._jsonrpc import (
     error_response,
     notification_message,
 )
+from mcpdi_transport._http._sse import dump_json
+from mcpdi_transport._listen import ServesMCP
 from mcpdi_transport._outbound import OutboundRequests, request_key
-from mcpdi_transport._serve import ServesMCP
-from mcpdi_transport._sse import dump_json
 
 __all__ = ("serve_stdio",)
 

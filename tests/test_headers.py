@@ -10,13 +10,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from inline_snapshot import snapshot
 
-from mcpdi._headers import (
+from mcpdi.lowlevel import (
     HeaderParam,
     MalformedHeaderValue,
     decode_header_value,
     encode_header_value,
     find_invalid_x_mcp_header,
-    header_schema_for,
     mcp_param_headers,
     validate_mcp_param_headers,
     x_mcp_header_params,
@@ -205,30 +204,6 @@ def test_an_invalid_schema_mirrors_no_headers() -> None:
     assert x_mcp_header_params(schema) == ()
     assert mcp_param_headers(schema, {"region": "eu", "ratio": 0.5}) == {}
     assert validate_mcp_param_headers(schema, {"region": "eu"}, [("Mcp-Param-Region", "us")]) is None
-
-
-def test_header_schema_for_marks_a_primitive_property() -> None:
-    assert header_schema_for("string", "Region") == {"type": "string", "x-mcp-header": "Region"}
-
-
-def test_header_schema_for_refuses_what_could_not_travel_as_a_header() -> None:
-    with pytest.raises(ValueError, match="only string") as number:
-        header_schema_for("number", "Ratio")
-    with pytest.raises(ValueError, match="RFC 9110") as spaced:
-        header_schema_for("string", "My Region")
-
-    assert [str(number.value), str(spaced.value)] == snapshot(
-        [
-            (
-                "x-mcp-header 'Ratio' cannot mark a 'number' property; only string, integer and boolean "
-                "arguments can travel as headers"
-            ),
-            (
-                "x-mcp-header 'My Region' is not an RFC 9110 token; use letters, digits and "
-                "!#$%&'*+-.^_`|~ only (no spaces, colons or non-ASCII)"
-            ),
-        ]
-    )
 
 
 # --- value encoding ---------------------------------------------------------------------------

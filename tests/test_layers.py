@@ -2,41 +2,114 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from pathlib import Path
 
+import networkx as nx
 import pytest
 
 HTTP_STACK = ("starlette", "uvicorn", "httpx2", "httpx")
-MCP_MODULES = ("mcp_types", "pydantic", "mcp", "mcpdi._server", "mcpdi._lowlevel")
+MCP_MODULES = ("mcp_types", "pydantic", "mcp", "mcpdi._server", "mcpdi.lowlevel")
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("mcpdi", "mcpdi_transport")
 
 
 def modules_loaded_by(statement: str) -> set[str]:
     code = f"{statement}\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     return set(out.stdout.split())
 
 
-# `mcpdi/__init__.py` is the MCP front door; load the engine through a bare package so
-# that only what the engine itself imports counts.
-BARE_ENGINE_IMPORT = """
-import importlib.util, sys, types
-spec = importlib.util.find_spec("mcpdi")  # locates the package without running its __init__
-package = types.ModuleType("mcpdi")
-package.__path__ = list(spec.submodule_search_locations)
-sys.modules["mcpdi"] = package
-import mcpdi.engine
-"""
-
-
-def test_importing_the_engine_loads_nothing_of_mcp_and_no_io_library() -> None:
-    loaded = modules_loaded_by(BARE_ENGINE_IMPORT)
+@pytest.mark.parametrize(
+    "statement", ["import mcpdi.engine", "from mcpdi.engine import Resolve, compile_plan"]
+)
+def test_importing_the_engine_loads_nothing_of_mcp_and_no_io_library(statement: str) -> None:
+    loaded = modules_loaded_by(statement)
     leaked = sorted(m for m in (*HTTP_STACK, *MCP_MODULES, "anyio") if m in loaded)
     assert leaked == []
 
 
-@pytest.mark.parametrize("statement", ["import mcpdi", "from mcpdi import MCPServer, Server"])
+@pytest.mark.parametrize(
+    "statement", ["import mcpdi", "from mcpdi import MCPServer, Server", "import mcpdi.lowlevel"]
+)
 def test_importing_the_mcp_layer_loads_no_http_stack(statement: str) -> None:
     loaded = modules_loaded_by(statement)
     leaked = sorted(m for m in HTTP_STACK if m in loaded)
     assert leaked == []
+
+
+def test_the_lazy_front_door_still_serves_every_name() -> None:
+    loaded = modules_loaded_by("import mcpdi\nfor name in mcpdi.__all__: getattr(mcpdi, name)")
+    assert "mcpdi._server" in loaded
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _runtime_imports(path: Path, module: str) -> set[str]:
+    """Modules `path` imports when it runs: `TYPE_CHECKING` blocks are skipped, function bodies count."""
+    tree = ast.parse(path.read_text())
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def import_graph() -> nx.DiGraph[str]:
+    files = [path for package in PACKAGES for path in (ROOT / package).rglob("*.py")]
+    modules = {_module_name(path): path for path in files}
+    graph: nx.DiGraph[str] = nx.DiGraph()
+    for module, path in modules.items():
+        graph.add_node(module)
+        for target in _runtime_imports(path, module):
+            # `from package import name` imports the package, and the submodule if `name` is one.
+            if target in modules and target != module and not module.startswith(f"{target}."):
+                graph.add_edge(module, target)
+    return graph
+
+
+def test_no_import_cycle_among_modules_outside_type_checking() -> None:
+    cycles = [cycle for cycle in nx.simple_cycles(import_graph()) if len(cycle) > 1]
+    assert cycles == []
+
+
+def test_the_transport_uses_only_public_names_of_the_core() -> None:
+    private = sorted(
+        f"{module} -> {target}"
+        for module, target in import_graph().edges
+        if module.startswith("mcpdi_transport") and target.startswith("mcpdi.") and "._" in target
+    )
+    assert private == []
+
+
+def test_the_engine_imports_nothing_of_the_mcp_layer() -> None:
+    upward = sorted(
+        f"{module} -> {target}"
+        for module, target in import_graph().edges
+        if module.startswith("mcpdi.engine") and not target.startswith("mcpdi.engine")
+    )
+    assert upward == []

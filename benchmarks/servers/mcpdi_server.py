@@ -34,5 +34,5 @@ def build_app(graphs: Sequence[Graph]) -> Any:
     try:
         from mcpdi_transport import build_http_app
     except ImportError:  # the package does not export it yet
-        from mcpdi_transport._http_app import build_http_app
+        from mcpdi_transport._http._app import build_http_app
     return build_http_app(server.server, json_response=True)

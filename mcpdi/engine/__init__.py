@@ -1,24 +1,24 @@
 """mcpdi.engine: compiles a function and its resolvers into a plan; no MCP, no I/O, any RPC code."""
 
-from ._compile import compile_plan as compile_plan
-from ._errors import InvalidSignature as InvalidSignature
-from ._errors import MissingArgument as MissingArgument
-from ._errors import ResolverError as ResolverError
-from ._errors import UnansweredQuestion as UnansweredQuestion
-from ._plan import Adapter as Adapter
-from ._plan import Argument as Argument
-from ._plan import AskCallback as AskCallback
-from ._plan import Binding as Binding
-from ._plan import Edge as Edge
-from ._plan import Plan as Plan
-from ._plan import RunFunction as RunFunction
-from ._plan import Step as Step
-from ._question import Answer as Answer
-from ._question import Asked as Asked
-from ._question import NeedsInput as NeedsInput
-from ._question import Question as Question
-from ._question import digest_of as digest_of
-from ._resolve import Resolve as Resolve
+from mcpdi.engine._compile import compile_plan as compile_plan
+from mcpdi.engine._errors import InvalidSignature as InvalidSignature
+from mcpdi.engine._errors import MissingArgument as MissingArgument
+from mcpdi.engine._errors import ResolverError as ResolverError
+from mcpdi.engine._errors import UnansweredQuestion as UnansweredQuestion
+from mcpdi.engine._plan import Adapter as Adapter
+from mcpdi.engine._plan import Argument as Argument
+from mcpdi.engine._plan import AskCallback as AskCallback
+from mcpdi.engine._plan import Binding as Binding
+from mcpdi.engine._plan import Edge as Edge
+from mcpdi.engine._plan import Plan as Plan
+from mcpdi.engine._plan import RunFunction as RunFunction
+from mcpdi.engine._plan import Step as Step
+from mcpdi.engine._question import Answer as Answer
+from mcpdi.engine._question import Asked as Asked
+from mcpdi.engine._question import NeedsInput as NeedsInput
+from mcpdi.engine._question import Question as Question
+from mcpdi.engine._question import digest_of as digest_of
+from mcpdi.engine._resolve import Resolve as Resolve
 
 __all__ = (
     "Adapter",

@@ -7,11 +7,18 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._annotations import context_type_of, misplaced_marker, top_level_markers
-from ._callables import CallableInfo, cleanup_kind, describe, display_name, identity_of, location_of
-from ._errors import InvalidSignature
-from ._plan import Source
-from ._resolve import Resolve
+from mcpdi.engine._annotations import context_type_of, misplaced_marker, top_level_markers
+from mcpdi.engine._callables import (
+    CallableInfo,
+    cleanup_kind,
+    describe,
+    display_name,
+    identity_of,
+    location_of,
+)
+from mcpdi.engine._errors import InvalidSignature
+from mcpdi.engine._plan import Source
+from mcpdi.engine._resolve import Resolve
 
 _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

@@ -8,7 +8,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from ._resolve import Resolve
+from mcpdi.engine._resolve import Resolve
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from types import FunctionType, MethodType
 from typing import Any
 
-from ._errors import InvalidSignature
+from mcpdi.engine._errors import InvalidSignature
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._plan import Argument, Binding, Step
+from mcpdi.engine._plan import Argument, Binding, Step
 
 
 class Names:

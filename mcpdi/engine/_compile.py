@@ -8,13 +8,21 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from types import CodeType
 from typing import Any, cast
 
-from ._analyse import POSITIONAL, Node, Param, analyse
-from ._callables import display_name, identity_of
-from ._errors import InvalidSignature
-from ._graph import run_order
-from ._plan import EMPTY_CONTEXT, Adapter, Argument, Binding, Edge, Plan, RunFunction, Step
-from ._question import Question
-from ._resume import UNSET, Bail, failed_step_error, missing_argument, missing_context, offload, resume
+from mcpdi.engine._analyse import POSITIONAL, Node, Param, analyse
+from mcpdi.engine._callables import display_name, identity_of
+from mcpdi.engine._errors import InvalidSignature
+from mcpdi.engine._graph import run_order
+from mcpdi.engine._interpret import (
+    UNSET,
+    Bail,
+    failed_step_error,
+    missing_argument,
+    missing_context,
+    offload,
+    resume,
+)
+from mcpdi.engine._plan import EMPTY_CONTEXT, Adapter, Argument, Binding, Edge, Plan, RunFunction, Step
+from mcpdi.engine._question import Question
 
 
 def wire_key(plan_name: str, qualname: str, ordinal: int) -> str:
@@ -144,7 +152,7 @@ def _build(
     steps: tuple[Step, ...],
     root_inline: bool | None,
 ) -> Plan:
-    from ._codegen import Names, generate
+    from mcpdi.engine._codegen import Names, generate
 
     namespace: dict[str, Any] = {
         "_EMPTY": EMPTY_CONTEXT,

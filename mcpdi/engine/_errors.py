@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._plan import Step
+    from mcpdi.engine._plan import Step
 
 
 class InvalidSignature(Exception):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import cast
 
-from ._analyse import Analysis, Node
-from ._errors import InvalidSignature
+from mcpdi.engine._analyse import Analysis, Node
+from mcpdi.engine._errors import InvalidSignature
 
 
 def run_order(analysis: Analysis) -> list[Node]:

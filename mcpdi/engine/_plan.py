@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
-from ._errors import UnansweredQuestion
-from ._question import Answer, Asked, NeedsInput
+from mcpdi.engine._errors import UnansweredQuestion
+from mcpdi.engine._question import Answer, Asked, NeedsInput
 
 Source = Literal["argument", "context", "resolved"]
 AskCallback = Callable[[Asked], Awaitable[Any]]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._plan import Step
+    from mcpdi.engine._plan import Step
 
 
 class Question:

@@ -9,9 +9,9 @@ from typing import Any
 
 import anyio
 
-from mcpdi._errors import METHOD_NOT_FOUND, MCPError
+from mcpdi.lowlevel import METHOD_NOT_FOUND, MCPError
 from mcpdi_transport import Client
-from mcpdi_transport._client_channel import Inbound
+from mcpdi_transport._client._channel import Inbound
 
 Handler = Callable[[dict[str, Any], dict[str, str]], Awaitable[dict[str, Any]]]
 """(params, lower-cased headers) -> result; raise MCPError for an error response."""

@@ -8,7 +8,7 @@ import pytest
 from client_fakes import ScriptedChannel, discovered, initialized, scripted_client
 
 from mcpdi import MCPError
-from mcpdi._errors import HEADER_MISMATCH
+from mcpdi.lowlevel import HEADER_MISMATCH
 
 pytestmark = pytest.mark.anyio
 

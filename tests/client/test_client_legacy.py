@@ -9,7 +9,7 @@ import pytest
 from client_fakes import ScriptedChannel, initialized, scripted_client
 
 from mcpdi import MCPError
-from mcpdi_transport._client_callbacks import RequestContext
+from mcpdi_transport._client._callbacks import RequestContext
 
 pytestmark = pytest.mark.anyio
 

@@ -10,8 +10,9 @@ import pytest
 from pydantic import BaseModel
 
 from mcpdi import Elicit, MCPServer, Resolve, Server, ServerRequestContext
-from mcpdi_transport import Client, _memory
-from mcpdi_transport._client_callbacks import RequestContext
+from mcpdi_transport import Client
+from mcpdi_transport._client import _memory
+from mcpdi_transport._client._callbacks import RequestContext
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ from inline_snapshot import snapshot
 
 from mcpdi import MCPError
 from mcpdi_transport import RoundLimitExceeded
-from mcpdi_transport._client_callbacks import RequestContext
+from mcpdi_transport._client._callbacks import RequestContext
 
 pytestmark = pytest.mark.anyio
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from core_doubles import RecordingPeer, make_server
 
-from mcpdi._runner import Runner
+from mcpdi.lowlevel import Runner
 
 
 @pytest.fixture

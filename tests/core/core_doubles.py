@@ -8,10 +8,7 @@ from typing import Any
 import mcp_types as types
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 
-from mcpdi._connection import Connection
-from mcpdi._core_context import ServerRequestContext
-from mcpdi._lowlevel import Server
-from mcpdi._runner import Runner
+from mcpdi.lowlevel import Connection, Runner, Server, ServerRequestContext
 
 MODERN = "2026-07-28"
 

@@ -9,9 +9,7 @@ import mcp_types as types
 import pytest
 from core_doubles import RecordingPeer, handshake, make_server, modern_request, request
 
-from mcpdi._connection import Connection
-from mcpdi._core_context import ServerRequestContext
-from mcpdi._runner import Runner
+from mcpdi.lowlevel import Connection, Runner, ServerRequestContext
 
 pytestmark = pytest.mark.anyio
 

@@ -9,8 +9,7 @@ import pytest
 from core_doubles import RecordingPeer, handshake, initialize, modern_request, request
 from inline_snapshot import snapshot
 
-from mcpdi._connection import Connection
-from mcpdi._runner import Runner
+from mcpdi.lowlevel import Connection, Runner
 
 pytestmark = pytest.mark.anyio
 

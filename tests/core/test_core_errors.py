@@ -11,10 +11,7 @@ from core_doubles import RecordingPeer, handshake, make_server, modern_request, 
 from inline_snapshot import snapshot
 from pydantic import BaseModel
 
-from mcpdi._connection import Connection
-from mcpdi._core_context import ServerRequestContext
-from mcpdi._errors import MCPError, http_status_for
-from mcpdi._runner import Runner
+from mcpdi.lowlevel import Connection, MCPError, Runner, ServerRequestContext, http_status_for
 
 pytestmark = pytest.mark.anyio
 

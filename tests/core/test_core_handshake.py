@@ -9,9 +9,7 @@ import pytest
 from core_doubles import RecordingPeer, handshake, initialize, make_server, modern_request, request
 from inline_snapshot import snapshot
 
-from mcpdi._connection import Connection
-from mcpdi._core_context import ServerRequestContext
-from mcpdi._runner import Runner
+from mcpdi.lowlevel import Connection, Runner, ServerRequestContext
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ import pytest
 from core_doubles import modern_request
 from inline_snapshot import snapshot
 
-from mcpdi._envelope import check_modern_http_request
+from mcpdi.lowlevel import check_modern_http_request
 
 
 def headers_for(

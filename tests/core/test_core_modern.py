@@ -9,10 +9,7 @@ import pytest
 from core_doubles import RecordingPeer, make_server, modern_request
 from inline_snapshot import snapshot
 
-from mcpdi._connection import Connection
-from mcpdi._core_context import ServerRequestContext
-from mcpdi._errors import MCPError, NoBackChannel
-from mcpdi._runner import Runner
+from mcpdi.lowlevel import Connection, MCPError, NoBackChannel, Runner, ServerRequestContext
 
 pytestmark = pytest.mark.anyio
 

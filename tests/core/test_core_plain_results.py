@@ -9,7 +9,7 @@ import pytest
 from mcp_types import methods
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
-from mcpdi._plain_results import sieve_plain_tool_result
+from mcpdi.lowlevel import sieve_plain_tool_result
 
 SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "bookshop", "version": "1", "title": "Books"}}
 TEXT = [{"type": "text", "text": "Dune"}]

@@ -12,7 +12,7 @@ from core_doubles import RecordingPeer, handshake, modern_request, request
 from seed_lowlevel_server import HANDLERS, IMPORTS, SCHEMA_BY_NAME, TOOL, run_seed
 
 import mcpdi_transport
-from mcpdi._connection import Connection
+from mcpdi.lowlevel import Connection
 
 pytestmark = pytest.mark.anyio
 

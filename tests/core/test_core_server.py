@@ -13,9 +13,7 @@ from inline_snapshot import snapshot
 from pydantic import BaseModel
 
 import mcpdi_transport
-from mcpdi._connection import Connection
-from mcpdi._core_context import ServerRequestContext
-from mcpdi._lowlevel import Server
+from mcpdi.lowlevel import Connection, Server, ServerRequestContext
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ from mcp.client import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 
 from mcpdi_transport import Client
-from mcpdi_transport._client_callbacks import RequestContext
+from mcpdi_transport._client._callbacks import RequestContext
 
 AnyRequestContext = RequestContext | ClientRequestContext
 

@@ -14,8 +14,8 @@ from interop_servers import mcpdi_app, sdk_app, serve_app
 
 from mcpdi import MCPError
 from mcpdi_transport import Client, StdioTarget
-from mcpdi_transport._client_callbacks import RequestContext
-from mcpdi_transport._client_channel import ConnectionLost
+from mcpdi_transport._client._callbacks import RequestContext
+from mcpdi_transport._client._channel import ConnectionLost
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

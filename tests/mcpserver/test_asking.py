@@ -21,7 +21,7 @@ from mcpdi import (
     Resolve,
     Sample,
 )
-from mcpdi._errors import MCPError, NoBackChannel
+from mcpdi.lowlevel import MCPError, NoBackChannel
 from mcpdi.types import (
     CreateMessageResult,
     CreateMessageResultWithTools,

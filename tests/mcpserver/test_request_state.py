@@ -11,7 +11,7 @@ from inline_snapshot import snapshot
 from pydantic import BaseModel
 
 from mcpdi import Elicit, MCPServer, RequestStateSecurity, Resolve
-from mcpdi._in_memory import InMemoryClient
+from mcpdi.testing._memory import InMemoryClient
 
 from .conftest import answers, connect
 

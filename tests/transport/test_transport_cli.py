@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from inline_snapshot import snapshot
 
-from mcpdi_transport._serve import bind_socket
+from mcpdi_transport._listen import bind_socket
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ from inline_snapshot import snapshot
 from transport_asgi import LEGACY_HEADERS, http_client, initialize_body, streaming
 from transport_sample_server import server
 
-from mcpdi_transport._http_app import build_http_app
+from mcpdi_transport._http._app import build_http_app
 
 pytestmark = pytest.mark.anyio
 

@@ -10,8 +10,8 @@ from inline_snapshot import snapshot
 from transport_asgi import MODERN_META, http_client, modern_headers, streaming
 from transport_sample_server import server
 
-from mcpdi_transport import _http_modern
-from mcpdi_transport._http_app import build_http_app
+from mcpdi_transport._http import _modern as _http_modern
+from mcpdi_transport._http._app import build_http_app
 
 pytestmark = pytest.mark.anyio
 

@@ -6,7 +6,7 @@ import pytest
 from transport_asgi import LEGACY_HEADERS, MODERN_META, http_client, initialize_body, modern_headers
 from transport_sample_server import server
 
-from mcpdi_transport._http_app import build_http_app
+from mcpdi_transport._http._app import build_http_app
 
 pytestmark = pytest.mark.anyio
 

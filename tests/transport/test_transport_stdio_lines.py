@@ -12,9 +12,9 @@ import pytest
 from transport_asgi import LEGACY_HEADERS, http_client, initialize_body
 from transport_sample_server import server
 
-from mcpdi._lowlevel import Server
+from mcpdi.lowlevel import Server
 from mcpdi_transport import _stdio
-from mcpdi_transport._http_app import build_http_app
+from mcpdi_transport._http._app import build_http_app
 from mcpdi_transport._stdio import serve_stdio
 
 pytestmark = pytest.mark.anyio

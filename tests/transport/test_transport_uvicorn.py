@@ -14,7 +14,8 @@ import pytest
 from transport_asgi import LEGACY_HEADERS, MODERN_META, initialize_body, modern_headers
 from transport_sample_server import server
 
-from mcpdi_transport._serve import CannotListen, bind_socket, serve_http
+from mcpdi_transport._listen import CannotListen, bind_socket
+from mcpdi_transport._serve import serve_http
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

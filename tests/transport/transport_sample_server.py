@@ -7,8 +7,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 
-from mcpdi._core_context import ServerRequestContext
-from mcpdi._lowlevel import Server
+from mcpdi.lowlevel import Server, ServerRequestContext
 
 NAME_QUESTION: dict[str, Any] = {
     "mode": "form",

@@ -13,18 +13,28 @@ import mcp_types as types
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from mcpdi._errors import (
+from mcpdi.lowlevel import (
     HEADER_MISMATCH,
     INTERNAL_ERROR,
     INVALID_PARAMS,
     MISSING_CAPABILITY,
     UNSUPPORTED_VERSION,
     MCPError,
+    encode_header_value,
 )
-from mcpdi._headers import encode_header_value
-
-from ._client_callbacks import Callbacks, ProgressCallback, RequestContext, answer_server_request
-from ._client_channel import Channel, ConnectionLost, SessionExpired, as_object, raise_for_error
+from mcpdi_transport._client._callbacks import (
+    Callbacks,
+    ProgressCallback,
+    RequestContext,
+    answer_server_request,
+)
+from mcpdi_transport._client._channel import (
+    Channel,
+    ConnectionLost,
+    SessionExpired,
+    as_object,
+    raise_for_error,
+)
 
 __all__ = ("ClientSession", "Mode")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol, cast
 
-from mcpdi._errors import MCPError
+from mcpdi.lowlevel import MCPError
 
 __all__ = (
     "Channel",

@@ -13,16 +13,15 @@ from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from mcpdi._core_context import LifespanT, ServerRequestContext
-from mcpdi._core_tool_schema import find_tool_input_schema
-from mcpdi._envelope import (
+from mcpdi.lowlevel._context import LifespanT, ServerRequestContext
+from mcpdi.lowlevel._envelope import (
     Envelope,
     describe_validation_error,
     has_modern_envelope,
     read_envelope,
     stamp_modern_result,
 )
-from mcpdi._errors import (
+from mcpdi.lowlevel._errors import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -30,7 +29,8 @@ from mcpdi._errors import (
     UNSUPPORTED_VERSION,
     MCPError,
 )
-from mcpdi._jsonrpc import (
+from mcpdi.lowlevel._fast_sieve import sieve_plain_tool_result
+from mcpdi.lowlevel._jsonrpc import (
     Invalid,
     Notification,
     Request,
@@ -40,12 +40,12 @@ from mcpdi._jsonrpc import (
     error_response,
     result_response,
 )
-from mcpdi._plain_results import sieve_plain_tool_result
+from mcpdi.lowlevel._tool_schema import find_tool_input_schema
 
 if TYPE_CHECKING:
-    from mcpdi._connection import Connection, Peer
-    from mcpdi._headers import HeaderRules
-    from mcpdi._lowlevel import HandlerEntry, Server
+    from mcpdi.lowlevel._connection import Connection, Peer
+    from mcpdi.lowlevel._param_headers import HeaderRules
+    from mcpdi.lowlevel._server import HandlerEntry, Server
 
 __all__ = ("Runner",)
 

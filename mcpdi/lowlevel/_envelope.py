@@ -19,8 +19,8 @@ from mcp_types import (
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from mcpdi._errors import HEADER_MISMATCH, INVALID_PARAMS, UNSUPPORTED_VERSION, MCPError
-from mcpdi._headers import MalformedHeaderValue, decode_header_value
+from mcpdi.lowlevel._errors import HEADER_MISMATCH, INVALID_PARAMS, UNSUPPORTED_VERSION, MCPError
+from mcpdi.lowlevel._param_headers import MalformedHeaderValue, decode_header_value
 
 __all__ = (
     "LOG_LEVELS",

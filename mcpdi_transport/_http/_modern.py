@@ -15,18 +15,24 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from mcpdi._connection import Connection
-from mcpdi._envelope import check_modern_http_request, unsupported_version
-from mcpdi._errors import (
+from mcpdi.lowlevel import (
     HEADER_MISMATCH,
     INVALID_REQUEST,
+    Connection,
+    HeaderRules,
     MCPError,
     NoBackChannel,
+    Notification,
+    Request,
+    check_modern_http_request,
+    classify_message,
+    error_response,
     http_status_for,
+    notification_message,
+    unsupported_version,
+    validate_mcp_param_headers,
 )
-from mcpdi._headers import HeaderRules, validate_mcp_param_headers
-from mcpdi._jsonrpc import Notification, Request, classify_message, error_response, notification_message
-from mcpdi_transport._http_common import (
+from mcpdi_transport._http._common import (
     NO_BODY,
     AppOptions,
     Running,
@@ -39,7 +45,7 @@ from mcpdi_transport._http_common import (
     peer_headers,
     receive_json,
 )
-from mcpdi_transport._sse import PING, PING_INTERVAL, SSE_HEADERS, dump_json, sse_frame
+from mcpdi_transport._http._sse import PING, PING_INTERVAL, SSE_HEADERS, dump_json, sse_frame
 
 __all__ = ("serve_modern_request",)
 

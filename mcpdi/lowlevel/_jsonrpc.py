@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias, cast
 
-from mcpdi._errors import INVALID_REQUEST, MCPError
+from mcpdi.lowlevel._errors import INVALID_REQUEST, MCPError
 
 __all__ = (
     "Invalid",

@@ -8,9 +8,8 @@ from typing import Any, cast
 import anyio
 import anyio.abc
 
-from mcpdi._errors import INVALID_PARAMS, MCPError
-
-from ._client_channel import as_object
+from mcpdi.lowlevel import INVALID_PARAMS, MCPError
+from mcpdi_transport._client._channel import as_object
 
 __all__ = ("RoundLimitExceeded", "drive_rounds", "result_type_of")
 

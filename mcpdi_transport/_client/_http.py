@@ -10,9 +10,14 @@ from typing import Any
 
 import httpx2
 
-from mcpdi._errors import INVALID_REQUEST, METHOD_NOT_FOUND, MCPError
-
-from ._client_channel import ConnectionLost, Inbound, SessionExpired, as_object, error_response
+from mcpdi.lowlevel import INVALID_REQUEST, METHOD_NOT_FOUND, MCPError
+from mcpdi_transport._client._channel import (
+    ConnectionLost,
+    Inbound,
+    SessionExpired,
+    as_object,
+    error_response,
+)
 
 __all__ = ("HttpChannel", "open_http_channel")
 

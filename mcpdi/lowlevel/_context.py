@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from typing_extensions import TypeVar
 
-from mcpdi._envelope import LOG_LEVELS, progress_token_of
-from mcpdi._errors import NoBackChannel
+from mcpdi.lowlevel._envelope import LOG_LEVELS, progress_token_of
+from mcpdi.lowlevel._errors import NoBackChannel
 
 if TYPE_CHECKING:
     from mcp_types import ClientCapabilities, Implementation
 
-    from mcpdi._connection import Connection, Peer
-    from mcpdi._jsonrpc import RequestId
+    from mcpdi.lowlevel._connection import Connection, Peer
+    from mcpdi.lowlevel._jsonrpc import RequestId
 
 __all__ = ("LifespanT", "ServerRequestContext")
 

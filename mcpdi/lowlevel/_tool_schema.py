@@ -12,13 +12,13 @@ from mcp_types import CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY
 from mcp_types.version import LATEST_MODERN_VERSION
 from pydantic import ValidationError
 
-from mcpdi._connection import Connection
-from mcpdi._core_context import ServerRequestContext
-from mcpdi._errors import NoBackChannel
+from mcpdi.lowlevel._connection import Connection
+from mcpdi.lowlevel._context import ServerRequestContext
+from mcpdi.lowlevel._errors import NoBackChannel
 
 if TYPE_CHECKING:
-    from mcpdi._connection import Peer
-    from mcpdi._runner import Runner
+    from mcpdi.lowlevel._connection import Peer
+    from mcpdi.lowlevel._runner import Runner
 
 __all__ = ("find_tool_input_schema",)
 

@@ -8,9 +8,8 @@ from collections.abc import AsyncGenerator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Final, Protocol
 
-from mcpdi._connection import Connection
-
-from ._client_channel import ConnectionLost, Inbound
+from mcpdi.lowlevel import Connection
+from mcpdi_transport._client._channel import ConnectionLost, Inbound
 
 __all__ = ("MemoryChannel", "RunnableServer", "open_memory_channel")
 

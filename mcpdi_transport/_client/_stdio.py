@@ -13,9 +13,14 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from mcpdi._errors import MCPError
-
-from ._client_channel import ConnectionLost, Inbound, as_object, error_response, sole_exception
+from mcpdi.lowlevel import MCPError
+from mcpdi_transport._client._channel import (
+    ConnectionLost,
+    Inbound,
+    as_object,
+    error_response,
+    sole_exception,
+)
 
 __all__ = ("StdioChannel", "StdioTarget", "open_stdio_channel")
 

@@ -6,9 +6,9 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._errors import MissingArgument, ResolverError
-from ._plan import AskCallback, Binding, Plan, Step
-from ._question import Answer, Asked, NeedsInput, Question, digest_of
+from mcpdi.engine._errors import MissingArgument, ResolverError
+from mcpdi.engine._plan import AskCallback, Binding, Plan, Step
+from mcpdi.engine._question import Answer, Asked, NeedsInput, Question, digest_of
 
 
 class Unset:

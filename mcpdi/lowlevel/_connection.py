@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     import anyio
     from mcp_types import ClientCapabilities, Implementation
 
-    from mcpdi._jsonrpc import RequestId
+    from mcpdi.lowlevel._jsonrpc import RequestId
 
 __all__ = ("Connection", "Era", "Peer")
 

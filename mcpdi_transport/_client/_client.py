@@ -14,10 +14,15 @@ import mcp_types as types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
-from mcpdi._errors import HEADER_MISMATCH, MCPError
-from mcpdi._headers import HeaderParam, find_invalid_x_mcp_header, mcp_param_headers, x_mcp_header_params
-
-from ._client_callbacks import (
+from mcpdi.lowlevel import (
+    HEADER_MISMATCH,
+    HeaderParam,
+    MCPError,
+    find_invalid_x_mcp_header,
+    mcp_param_headers,
+    x_mcp_header_params,
+)
+from mcpdi_transport._client._callbacks import (
     Callbacks,
     ElicitationCallback,
     ListRootsCallback,
@@ -26,12 +31,12 @@ from ._client_callbacks import (
     ProgressCallback,
     SamplingCallback,
 )
-from ._client_channel import Channel, ConnectionLost
-from ._client_http import open_http_channel
-from ._client_rounds import Resend, drive_rounds
-from ._client_session import ClientSession, Mode
-from ._client_stdio import StdioTarget, open_stdio_channel
-from ._memory import RunnableServer, open_memory_channel
+from mcpdi_transport._client._channel import Channel, ConnectionLost
+from mcpdi_transport._client._http import open_http_channel
+from mcpdi_transport._client._memory import RunnableServer, open_memory_channel
+from mcpdi_transport._client._rounds import Resend, drive_rounds
+from mcpdi_transport._client._session import ClientSession, Mode
+from mcpdi_transport._client._stdio import StdioTarget, open_stdio_channel
 
 __all__ = ("Client",)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -11,11 +10,14 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
 import mcp_types as types
 from pydantic import BaseModel
 
-from mcpdi._core_context import LifespanT, ServerRequestContext
-from mcpdi._runner import Runner
+from mcpdi.lowlevel._context import LifespanT, ServerRequestContext
+from mcpdi.lowlevel._handover import TransportName, build_app, serve
+from mcpdi.lowlevel._runner import Runner
 
 if TYPE_CHECKING:
-    from mcpdi._headers import HeaderParam
+    from starlette.applications import Starlette
+
+    from mcpdi.lowlevel._param_headers import HeaderParam
 
 __all__ = ("HandlerEntry", "Server")
 
@@ -213,14 +215,13 @@ class Server(Generic[LifespanT]):
         async with self.lifespan(self) as lifespan_context:
             yield Runner(self, lifespan_context)
 
-    def streamable_http_app(self, **options: Any) -> Any:
-        """A Starlette app serving this server over Streamable HTTP (both eras)."""
-        transport = importlib.import_module("mcpdi_transport")
-        return transport.build_http_app(self, **options)
+    def streamable_http_app(self, **options: Any) -> Starlette:
+        """A Starlette app serving this server over Streamable HTTP (both eras); needs `mcpdi_transport`."""
+        return build_app(self, **options)
 
     def run(
         self,
-        transport: Literal["stdio", "streamable-http"] = "stdio",
+        transport: TransportName = "stdio",
         *,
         host: str = "127.0.0.1",
         port: int = 8000,
@@ -229,7 +230,4 @@ class Server(Generic[LifespanT]):
 
         Blocks; Ctrl-C on HTTP ends with uvicorn's clean shutdown, not a traceback.
         """
-        if transport not in ("stdio", "streamable-http"):
-            msg = f"unknown transport {transport!r}; use 'stdio' or 'streamable-http'"
-            raise ValueError(msg)
-        importlib.import_module("mcpdi_transport").run_server(self, transport, host=host, port=port)
+        serve(self, transport, host=host, port=port)

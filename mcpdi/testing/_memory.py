@@ -14,10 +14,10 @@ from typing import Any, cast
 
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 
-from mcpdi._connection import Connection
-from mcpdi._errors import MCPError
 from mcpdi._rounds import ASKING
-from mcpdi._runner import Runner
+from mcpdi.lowlevel._connection import Connection
+from mcpdi.lowlevel._errors import MCPError
+from mcpdi.lowlevel._runner import Runner
 
 __all__ = ("ALL_CAPABILITIES", "Exchange", "InMemoryClient", "Script", "ScriptedPeer")
 

@@ -9,11 +9,9 @@ from typing import Any, Final
 import anyio
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
-from mcpdi._connection import Connection
-from mcpdi._errors import NoBackChannel
-from mcpdi._jsonrpc import notification_message
+from mcpdi.lowlevel import Connection, NoBackChannel, notification_message
+from mcpdi_transport._http._sse import EventStream
 from mcpdi_transport._outbound import OutboundRequests, request_key
-from mcpdi_transport._sse import EventStream
 
 __all__ = ("LegacySession", "StreamPeer", "supports_resuming")
 

@@ -18,11 +18,9 @@ __all__ = (
     "decode_header_value",
     "encode_header_value",
     "find_invalid_x_mcp_header",
-    "header_schema_for",
     "mcp_param_headers",
     "validate_mcp_param_headers",
     "x_mcp_header_params",
-    "x_mcp_header_paths",
 )
 
 X_MCP_HEADER: Final = "x-mcp-header"
@@ -196,26 +194,6 @@ def x_mcp_header_params(input_schema: Mapping[str, Any]) -> tuple[HeaderParam, .
     ]
     params.reverse()  # the walk pops the last property first
     return tuple(params)
-
-
-x_mcp_header_paths = x_mcp_header_params
-
-
-def header_schema_for(json_type: str, token: str) -> dict[str, Any]:
-    """The property schema that marks an argument of `json_type` to travel as `Mcp-Param-<token>`."""
-    if json_type not in _HEADER_TYPES:
-        msg = (
-            f"x-mcp-header {token!r} cannot mark a {json_type!r} property; "
-            "only string, integer and boolean arguments can travel as headers"
-        )
-        raise ValueError(msg)
-    if not _TOKEN.fullmatch(token):
-        msg = (
-            f"x-mcp-header {token!r} is not an RFC 9110 token; use letters, digits and "
-            "!#$%&'*+-.^_`|~ only (no spaces, colons or non-ASCII)"
-        )
-        raise ValueError(msg)
-    return {"type": json_type, X_MCP_HEADER: token}
 
 
 def _is_sentinel_shaped(text: str) -> bool:

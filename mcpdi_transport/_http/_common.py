@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Final
 from pydantic_core import from_json
 from starlette.types import Receive, Scope, Send
 
-from mcpdi._errors import INTERNAL_ERROR, PARSE_ERROR
-from mcpdi_transport._sse import dump_json
+from mcpdi.lowlevel import INTERNAL_ERROR, PARSE_ERROR
+from mcpdi_transport._http._sse import dump_json
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup

@@ -14,11 +14,11 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from mcpdi_transport._http_common import AppOptions, Running, header_values
-from mcpdi_transport._http_legacy import LegacyEndpoint
-from mcpdi_transport._http_modern import serve_modern_request
-from mcpdi_transport._security import DEFAULT_MAX_BODY_SIZE, BodyLimit, SecurityPolicy, security_policy
-from mcpdi_transport._serve import ServesMCP
+from mcpdi_transport._http._common import AppOptions, Running, header_values
+from mcpdi_transport._http._legacy import LegacyEndpoint
+from mcpdi_transport._http._modern import serve_modern_request
+from mcpdi_transport._http._security import DEFAULT_MAX_BODY_SIZE, BodyLimit, SecurityPolicy, security_policy
+from mcpdi_transport._listen import ServesMCP
 
 __all__ = ("build_http_app",)
 

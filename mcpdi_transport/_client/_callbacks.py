@@ -10,7 +10,7 @@ from typing import Any, Literal, Protocol, TypeVar
 import mcp_types as types
 from pydantic import TypeAdapter, ValidationError
 
-from mcpdi._errors import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MCPError
+from mcpdi.lowlevel import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MCPError
 
 __all__ = (
     "Callbacks",

@@ -11,10 +11,17 @@ from mcp_types import DEFAULT_NEGOTIATED_VERSION
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from mcpdi._connection import Connection
-from mcpdi._errors import INTERNAL_ERROR, INVALID_REQUEST
-from mcpdi._jsonrpc import Invalid, Notification, Request, classify_message, error_response
-from mcpdi_transport._http_common import (
+from mcpdi.lowlevel import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    Connection,
+    Invalid,
+    Notification,
+    Request,
+    classify_message,
+    error_response,
+)
+from mcpdi_transport._http._common import (
     NO_BODY,
     AppOptions,
     Running,
@@ -25,9 +32,9 @@ from mcpdi_transport._http_common import (
     peer_headers,
     receive_json,
 )
-from mcpdi_transport._http_session import LegacySession, StreamPeer, supports_resuming
+from mcpdi_transport._http._session import LegacySession, StreamPeer, supports_resuming
+from mcpdi_transport._http._sse import SSE_HEADERS, EventStream
 from mcpdi_transport._outbound import request_key
-from mcpdi_transport._sse import SSE_HEADERS, EventStream
 
 __all__ = ("LegacyEndpoint",)
 

@@ -1,0 +1,91 @@
+"""mcpdi.lowlevel: the public sans-IO protocol layer.
+
+This is the one door between the MCP layer and any transport. A transport reads bytes,
+classifies each message (`classify_message`), hands requests to a `Runner` bound to a
+`Connection`, and writes the response objects it returns; the core never touches a socket.
+`mcpdi_transport` is built on these names alone, and so can any other transport.
+"""
+
+from mcpdi.lowlevel._connection import Connection as Connection
+from mcpdi.lowlevel._connection import Era as Era
+from mcpdi.lowlevel._connection import Peer as Peer
+from mcpdi.lowlevel._context import ServerRequestContext as ServerRequestContext
+from mcpdi.lowlevel._envelope import check_modern_http_request as check_modern_http_request
+from mcpdi.lowlevel._envelope import unsupported_version as unsupported_version
+from mcpdi.lowlevel._errors import HEADER_MISMATCH as HEADER_MISMATCH
+from mcpdi.lowlevel._errors import INTERNAL_ERROR as INTERNAL_ERROR
+from mcpdi.lowlevel._errors import INVALID_PARAMS as INVALID_PARAMS
+from mcpdi.lowlevel._errors import INVALID_REQUEST as INVALID_REQUEST
+from mcpdi.lowlevel._errors import METHOD_NOT_FOUND as METHOD_NOT_FOUND
+from mcpdi.lowlevel._errors import MISSING_CAPABILITY as MISSING_CAPABILITY
+from mcpdi.lowlevel._errors import PARSE_ERROR as PARSE_ERROR
+from mcpdi.lowlevel._errors import UNSUPPORTED_VERSION as UNSUPPORTED_VERSION
+from mcpdi.lowlevel._errors import MCPError as MCPError
+from mcpdi.lowlevel._errors import NoBackChannel as NoBackChannel
+from mcpdi.lowlevel._errors import http_status_for as http_status_for
+from mcpdi.lowlevel._fast_sieve import sieve_plain_tool_result as sieve_plain_tool_result
+from mcpdi.lowlevel._jsonrpc import Invalid as Invalid
+from mcpdi.lowlevel._jsonrpc import Notification as Notification
+from mcpdi.lowlevel._jsonrpc import Request as Request
+from mcpdi.lowlevel._jsonrpc import RequestId as RequestId
+from mcpdi.lowlevel._jsonrpc import Response as Response
+from mcpdi.lowlevel._jsonrpc import classify_message as classify_message
+from mcpdi.lowlevel._jsonrpc import error_response as error_response
+from mcpdi.lowlevel._jsonrpc import notification_message as notification_message
+from mcpdi.lowlevel._jsonrpc import request_message as request_message
+from mcpdi.lowlevel._jsonrpc import result_response as result_response
+from mcpdi.lowlevel._param_headers import HeaderParam as HeaderParam
+from mcpdi.lowlevel._param_headers import HeaderRules as HeaderRules
+from mcpdi.lowlevel._param_headers import MalformedHeaderValue as MalformedHeaderValue
+from mcpdi.lowlevel._param_headers import decode_header_value as decode_header_value
+from mcpdi.lowlevel._param_headers import encode_header_value as encode_header_value
+from mcpdi.lowlevel._param_headers import find_invalid_x_mcp_header as find_invalid_x_mcp_header
+from mcpdi.lowlevel._param_headers import mcp_param_headers as mcp_param_headers
+from mcpdi.lowlevel._param_headers import validate_mcp_param_headers as validate_mcp_param_headers
+from mcpdi.lowlevel._param_headers import x_mcp_header_params as x_mcp_header_params
+from mcpdi.lowlevel._runner import Runner as Runner
+from mcpdi.lowlevel._server import HandlerEntry as HandlerEntry
+from mcpdi.lowlevel._server import Server as Server
+
+__all__ = (
+    "HEADER_MISMATCH",
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "MISSING_CAPABILITY",
+    "PARSE_ERROR",
+    "UNSUPPORTED_VERSION",
+    "Connection",
+    "Era",
+    "HandlerEntry",
+    "HeaderParam",
+    "HeaderRules",
+    "Invalid",
+    "MCPError",
+    "MalformedHeaderValue",
+    "NoBackChannel",
+    "Notification",
+    "Peer",
+    "Request",
+    "RequestId",
+    "Response",
+    "Runner",
+    "Server",
+    "ServerRequestContext",
+    "check_modern_http_request",
+    "classify_message",
+    "decode_header_value",
+    "encode_header_value",
+    "error_response",
+    "find_invalid_x_mcp_header",
+    "http_status_for",
+    "mcp_param_headers",
+    "notification_message",
+    "request_message",
+    "result_response",
+    "sieve_plain_tool_result",
+    "unsupported_version",
+    "validate_mcp_param_headers",
+    "x_mcp_header_params",
+)

@@ -1,0 +1,42 @@
+"""The one place where the sans-IO core hands a server to the I/O layer, `mcpdi_transport`.
+
+The core never imports the transport at module level (the layer rule); `Server.run`,
+`Server.streamable_http_app` and their `MCPServer` twins call these two functions, which
+import it on demand and say how to get it when it is missing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+    from mcpdi_transport._listen import ServesMCP
+
+__all__ = ("TransportName", "build_app", "serve")
+
+TransportName = Literal["stdio", "streamable-http", "http"]
+
+
+def _transport() -> Any:
+    try:
+        import mcpdi_transport
+    except ImportError as error:  # pragma: no cover - both packages ship in one distribution
+        msg = "serving needs the mcpdi_transport package, which ships with mcpdi; reinstall mcpdi"
+        raise ImportError(msg) from error
+    return mcpdi_transport
+
+
+def build_app(server: ServesMCP, **options: Any) -> Starlette:
+    """A Starlette app serving `server` over Streamable HTTP (`mcpdi_transport.build_http_app`)."""
+    app: Starlette = _transport().build_http_app(server, **options)
+    return app
+
+
+def serve(server: ServesMCP, transport: TransportName, **options: Any) -> None:
+    """Serve `server` until stopped (`mcpdi_transport.run_server`); blocks."""
+    if transport not in ("stdio", "streamable-http", "http"):
+        msg = f"unknown transport {transport!r}; use 'stdio' or 'streamable-http' (alias 'http')"
+        raise ValueError(msg)
+    _transport().run_server(server, transport, **options)

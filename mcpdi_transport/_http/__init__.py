@@ -1,0 +1,1 @@
+"""mcpdi_transport/_http."""

@@ -1,0 +1,44 @@
+"""The leaf every adapter shares: what a servable object is, and binding a listening socket."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import socket
+from typing import Any, Protocol
+
+__all__ = ("CannotListen", "ServesMCP", "bind_socket")
+
+
+class ServesMCP(Protocol):
+    """Anything with `running()`: the low-level `Server` and `MCPServer` both qualify."""
+
+    def running(self) -> contextlib.AbstractAsyncContextManager[Any]: ...
+
+
+class CannotListen(OSError):
+    """The HTTP server could not bind its address (in use, not permitted, unknown host)."""
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on `host:port` (`port=0` picks a free one)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        msg = f"cannot listen on {host}:{port}: {error.strerror}"
+        raise CannotListen(msg) from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as error:
+        sock.close()
+        reason = (
+            "address already in use" if error.errno == errno.EADDRINUSE else (error.strerror or str(error))
+        )
+        msg = f"cannot listen on {host}:{port}: {reason}"
+        raise CannotListen(msg) from None
+    sock.setblocking(False)
+    return sock
