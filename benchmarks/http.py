@@ -487,7 +487,9 @@ def run_http(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.http", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.http", description=(__doc__ or "").split("\n")[0]
+    )
     parser.add_argument("--quick", action="store_true", help="2 repeats of 0.4 s cells (~30 s)")
     parser.add_argument(
         "--graph", action="append", help=f"graph name(s) (default: {', '.join(DEFAULT_GRAPHS)})"

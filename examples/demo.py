@@ -61,6 +61,7 @@ def answering(confirm: bool | None):
 async def drive(url: str, mode: str) -> None:
     print(f"\n=== protocol era: {mode} ===")
     async with Client(url, mode=mode) as client:
+        assert client.server_info is not None
         print(f"connected to {client.server_info.name} at protocol {client.protocol_version}")
         listing = await client.list_tools()
         reserve = next(tool for tool in listing.tools if tool.name == "reserve_book")

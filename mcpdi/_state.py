@@ -217,7 +217,8 @@ class RequestStateSecurity:
         try:
             payload = pack_payload(claims)
         except (TypeError, ValueError) as exc:
-            msg = f"requestState inner state must hold JSON values only: {exc}"
+            # Python 3.13 appends the offending value (": nan"); the first clause is the reason.
+            msg = f"requestState inner state must hold JSON values only: {str(exc).partition(': ')[0]}"
             raise type(exc)(msg) from exc
         return self._codec.seal(payload)
 

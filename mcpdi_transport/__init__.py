@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from mcpdi_transport._client._callbacks import ProgressCallback as ProgressCallback
     from mcpdi_transport._client._callbacks import RequestContext as RequestContext
     from mcpdi_transport._client._callbacks import SamplingCallback as SamplingCallback
+    from mcpdi_transport._client._channel import Channel as Channel
+    from mcpdi_transport._client._channel import ChannelTarget as ChannelTarget
     from mcpdi_transport._client._channel import ConnectionLost as ConnectionLost
+    from mcpdi_transport._client._channel import Inbound as Inbound
     from mcpdi_transport._client._client import Client as Client
     from mcpdi_transport._client._rounds import RoundLimitExceeded as RoundLimitExceeded
     from mcpdi_transport._client._stdio import StdioTarget as StdioTarget
@@ -28,9 +31,12 @@ if TYPE_CHECKING:
 
 __all__ = (
     "CannotListen",
+    "Channel",
+    "ChannelTarget",
     "Client",
     "ConnectionLost",
     "ElicitationCallback",
+    "Inbound",
     "ListRootsCallback",
     "LoggingCallback",
     "MessageHandler",
@@ -49,7 +55,10 @@ _HOMES = {
     "build_http_app": "mcpdi_transport._http._app",
     "CannotListen": "mcpdi_transport._listen",
     "Client": "mcpdi_transport._client._client",
+    "Channel": "mcpdi_transport._client._channel",
+    "ChannelTarget": "mcpdi_transport._client._channel",
     "ConnectionLost": "mcpdi_transport._client._channel",
+    "Inbound": "mcpdi_transport._client._channel",
     "ElicitationCallback": "mcpdi_transport._client._callbacks",
     "ListRootsCallback": "mcpdi_transport._client._callbacks",
     "LoggingCallback": "mcpdi_transport._client._callbacks",

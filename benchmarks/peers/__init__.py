@@ -25,6 +25,19 @@ class Built:
     note: str = ""
 
 
+def adapted(inner: Call) -> Call:
+    """One adapter layer around `inner`, as every peer's own `call` closure has.
+
+    The peers reach their resolver machinery through such a closure; wrapping mcpdi and the
+    hand-written baseline alike keeps the extra coroutine frame (~0.1 µs) out of the ratios.
+    """
+
+    async def call(arguments: Mapping[str, Any]) -> Any:
+        return await inner(arguments)
+
+    return call
+
+
 @dataclass(frozen=True, slots=True)
 class Impl:
     name: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 from anyio.to_thread import run_sync
 
 from benchmarks.graphs import Graph, Variant, execute, render
-from benchmarks.peers import Built, Impl, Unavailable
+from benchmarks.peers import Built, Impl, Unavailable, adapted
 
 
 def _call_expression(fn: str, inputs: tuple[str, ...], variant: Variant) -> str:
@@ -28,7 +28,7 @@ def build(graph: Graph, variant: Variant) -> Built | Unavailable:
     lines.append(f"    return {_call_expression('tool', graph.tool_inputs, variant)}")
     scope = execute("\n".join(lines), {"run_sync": run_sync}, "bench_hand")
     note = "each sync call offloaded with anyio.to_thread.run_sync" if variant == "sync-offload" else ""
-    return Built(scope["hand"], note)
+    return Built(adapted(scope["hand"]), note)
 
 
 IMPL = Impl("hand", build)

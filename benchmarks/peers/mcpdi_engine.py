@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from benchmarks.graphs import TITLE, Graph, Node, Variant, execute, render
-from benchmarks.peers import Built, Impl, Unavailable
+from benchmarks.peers import Built, Impl, Unavailable, adapted
 
 
 def build(graph: Graph, variant: Variant) -> Built | Unavailable:
@@ -29,7 +29,7 @@ def build(graph: Graph, variant: Variant) -> Built | Unavailable:
         "sync-inline": "Resolve(fn, inline=True), root_inline=True",
         "sync-offload": "default: sync resolvers and the sync tool offloaded",
     }.get(variant, "")
-    return Built(plan.run, note)
+    return Built(adapted(plan.run), note)
 
 
 IMPL = Impl("mcpdi", build)

@@ -57,4 +57,7 @@ def expected_text(graph: Graph) -> str:
     """The tool text every server must answer for `ARGUMENTS` (computed by the hand-written call)."""
     import asyncio
 
-    return asyncio.run(hand_tool(graph)(ARGUMENTS))
+    async def call() -> str:
+        return await hand_tool(graph)(ARGUMENTS)
+
+    return asyncio.run(call())

@@ -31,8 +31,6 @@ def build(graphs: Sequence[Graph]) -> Any:
 def build_app(graphs: Sequence[Graph]) -> Any:
     """The Streamable HTTP app, JSON replies, both protocol eras (handshake era with sessions)."""
     server = build(graphs)
-    try:
-        from mcpdi_transport import build_http_app
-    except ImportError:  # the package does not export it yet
-        from mcpdi_transport._http._app import build_http_app
+    from mcpdi_transport import build_http_app
+
     return build_http_app(server.server, json_response=True)

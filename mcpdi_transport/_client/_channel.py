@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
 from mcpdi.lowlevel import MCPError
 
 __all__ = (
     "Channel",
+    "ChannelTarget",
     "ConnectionLost",
     "Inbound",
     "SessionExpired",
@@ -56,6 +59,17 @@ class Channel(Protocol):
     async def aclose(self) -> None:
         """End the connection (DELETE the HTTP session, close the child's stdin, ...)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelTarget:
+    """A `Client` target that brings its own connection (a test double, a custom transport).
+
+    `open(inbound)` returns an async context manager yielding a `Channel`; the channel hands
+    the server's own requests and notifications to `inbound`.
+    """
+
+    open: Callable[[Inbound], AbstractAsyncContextManager[Channel]]
 
 
 class ConnectionLost(ConnectionError):

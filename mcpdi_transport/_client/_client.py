@@ -31,7 +31,7 @@ from mcpdi_transport._client._callbacks import (
     ProgressCallback,
     SamplingCallback,
 )
-from mcpdi_transport._client._channel import Channel, ConnectionLost
+from mcpdi_transport._client._channel import Channel, ChannelTarget, ConnectionLost
 from mcpdi_transport._client._http import open_http_channel
 from mcpdi_transport._client._memory import RunnableServer, open_memory_channel
 from mcpdi_transport._client._rounds import Resend, drive_rounds
@@ -58,8 +58,9 @@ class Client:
     """An MCP client for one server, used as `async with Client(target) as client:`.
 
     `target` is a URL (Streamable HTTP), a command to spawn and talk to on stdio (a list of
-    strings, a command-line string, or a `StdioTarget`), or an `MCPServer`/`Server` object
-    (served in memory through its runner, in the same process).
+    strings, a command-line string, or a `StdioTarget`), an `MCPServer`/`Server` object
+    (served in memory through its runner, in the same process), or a `ChannelTarget` that
+    opens a connection of its own (a test double or a custom transport).
 
     `mode` picks the protocol era: `"auto"` probes `server/discover` at 2026-07-28 and falls
     back to the `initialize` handshake when the server is not modern; `"legacy"` always
@@ -88,7 +89,7 @@ class Client:
 
     def __init__(
         self,
-        target: str | Sequence[str] | StdioTarget | RunnableServer,
+        target: str | Sequence[str] | StdioTarget | ChannelTarget | RunnableServer,
         *,
         mode: Mode = "auto",
         elicitation_callback: ElicitationCallback | None = None,
@@ -153,6 +154,8 @@ class Client:
             return open_http_channel(target, self._session, self._headers)
         if isinstance(target, StdioTarget):
             return open_stdio_channel(target, self._session)
+        if isinstance(target, ChannelTarget):
+            return target.open(self._session)
         return open_memory_channel(target, self._session)
 
     @property
@@ -353,7 +356,7 @@ def _connected(value: _T | None) -> _T:
     return value
 
 
-def _classify_target(target: object) -> str | StdioTarget | RunnableServer:
+def _classify_target(target: object) -> str | StdioTarget | ChannelTarget | RunnableServer:
     if isinstance(target, str):
         if target.startswith(("http://", "https://")):
             return target
@@ -362,7 +365,7 @@ def _classify_target(target: object) -> str | StdioTarget | RunnableServer:
             msg = "Client('') has no command to run; pass a URL, a command or a server object"
             raise ValueError(msg)
         return StdioTarget(argv[0], tuple(argv[1:]))
-    if isinstance(target, StdioTarget):
+    if isinstance(target, StdioTarget | ChannelTarget):
         return target
     if isinstance(target, list | tuple):
         argv = [str(part) for part in cast("Sequence[object]", target)]

@@ -10,8 +10,7 @@ from typing import Any
 import anyio
 
 from mcpdi.lowlevel import METHOD_NOT_FOUND, MCPError
-from mcpdi_transport import Client
-from mcpdi_transport._client._channel import Inbound
+from mcpdi_transport import ChannelTarget, Client, Inbound
 
 Handler = Callable[[dict[str, Any], dict[str, str]], Awaitable[dict[str, Any]]]
 """(params, lower-cased headers) -> result; raise MCPError for an error response."""
@@ -89,18 +88,16 @@ class ScriptedChannel:
 
 def scripted_client(channel: ScriptedChannel, **options: Any) -> Client:
     """A `Client` whose connection is `channel` (it is handed the client's inbound side)."""
-    client = Client("http://scripted.invalid/mcp", **options)
 
     @asynccontextmanager
-    async def open_channel() -> AsyncGenerator[ScriptedChannel]:
-        channel.inbound = client._session  # pyright: ignore[reportPrivateUsage]
+    async def open_channel(inbound: Inbound) -> AsyncGenerator[ScriptedChannel]:
+        channel.inbound = inbound
         try:
             yield channel
         finally:
             await channel.aclose()
 
-    client._open_channel = open_channel  # pyright: ignore[reportPrivateUsage]
-    return client
+    return Client(ChannelTarget(open_channel), **options)
 
 
 async def never(params: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import time
 from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator
 from typing import Annotated, Any
 
@@ -216,7 +215,8 @@ async def tool_with_builtin_type(v: Annotated[dict[str, int], Resolve(dict)]) ->
     return 0
 
 
-async def tool_with_builtin_function(v: Annotated[float, Resolve(time.time)]) -> float:
+# `max` has no signature on any supported Python (`time.time` gained one in 3.13).
+async def tool_with_builtin_function(v: Annotated[float, Resolve(max)]) -> float:
     return v
 
 
@@ -229,7 +229,7 @@ def test_builtins_without_a_signature_and_non_callables_are_invalid_signatures()
         "Resolver 'dict' (<built-in>) has no signature Python can read (no signature found for builtin type <class 'dict'>). Wrap it in a function with annotated parameters, e.g. `def make_it() -> T: return dict()`."
     )
     assert text_of(refusal(tool_with_builtin_function)) == snapshot(
-        "Resolver 'time' (<built-in>) has no signature Python can read (no signature found for builtin <built-in function time>). Wrap it in a function with annotated parameters, e.g. `def make_it() -> T: return time()`."
+        "Resolver 'max' (<built-in>) has no signature Python can read (no signature found for builtin <built-in function max>). Wrap it in a function with annotated parameters, e.g. `def make_it() -> T: return max()`."
     )
     assert text_of(refusal(tool_with_number)) == snapshot(
         "Parameter 'v' of 'tool_with_number' (tests/engine/test_engine_signatures.py:N) has Resolve(42), which is not callable (of type int). Pass a function, a class or a callable object to Resolve(...)."

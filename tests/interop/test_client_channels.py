@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -176,13 +177,25 @@ async def test_a_stdio_server_that_dies_mid_request_fails_the_request_with_its_e
     assert str(caught.value) == snapshot("No answer to 'initialize': the server process exited with code 3")
 
 
-async def test_a_stdio_target_can_be_a_command_line_or_a_stdio_target(sdk_stdio_command: list[str]) -> None:
-    line = " ".join(sdk_stdio_command)
-    target = StdioTarget(sdk_stdio_command[0], tuple(sdk_stdio_command[1:]), env={"MCPDI_TEST": "1"})
+ENV_NAMED_SERVER = (
+    "import os\nfrom mcpdi import MCPServer\nMCPServer(os.environ.get('MCPDI_TEST', 'unset')).run()\n"
+)
+
+
+async def test_a_stdio_target_can_be_a_command_line_or_a_stdio_target_with_its_environment(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "named_by_env.py"
+    script.write_text(ENV_NAMED_SERVER)
+    line = f"{sys.executable} {script}"
+    target = StdioTarget(sys.executable, (str(script),), env={"MCPDI_TEST": "from-env"})
+    names: list[str] = []
     with anyio.fail_after(30):
         for each in (line, target):
             async with Client(each, mode="legacy") as client:
                 assert client.server_info is not None
+                names.append(client.server_info.name)
+    assert names == ["unset", "from-env"]
 
 
 async def test_a_modern_http_error_body_is_raised_with_its_code(mcpdi_http_url: str) -> None:

@@ -73,6 +73,10 @@ async def test_a_declined_elicitation_ends_the_call_as_a_tool_error(
     async with connected(pairing, mode, elicitation_callback=decline) as client:
         result = await client.call_tool("greet", {"greeting": "Hello"})
         assert result.is_error
+        assert text_of(result) == (
+            "Error executing tool greet: "
+            "Resolver for parameter 'who' could not resolve: elicitation was decline"
+        )
 
 
 @pytest.mark.parametrize("mode", MODES)

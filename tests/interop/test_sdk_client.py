@@ -68,16 +68,21 @@ async def test_a_modern_sdk_client_without_elicitation_gets_the_missing_capabili
 @pytest.mark.parametrize("mode", MODES)
 async def test_the_sdk_client_sees_progress_and_logs(target: Any, mode: str) -> None:
     logs: list[Any] = []
+    reports: list[tuple[float, float | None, str | None]] = []
 
     async def on_log(params: types.LoggingMessageNotificationParams) -> None:
         logs.append(params.data)
 
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reports.append((progress, total, message))
+
     with warnings.catch_warnings():  # the SDK deprecates logging at 2026-07-28, and still serves it
         warnings.simplefilter("ignore")
         async with sdk_client(target, mode, logging_callback=on_log, log_level="info") as client:
-            result = await client.call_tool("slow", {"n": 2})
+            result = await client.call_tool("slow", {"n": 2}, progress_callback=on_progress)
     assert text_of(result) == "done"
     assert logs == ["log 1", "log 2"]
+    assert reports == [(1, 2, "step 1"), (2, 2, "step 2")]
 
 
 @pytest.mark.parametrize("mode", ["2026-07-28", "auto"])

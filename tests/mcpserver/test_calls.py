@@ -57,22 +57,25 @@ def failing_server() -> MCPServer:
 
 
 @pytest.mark.parametrize(
-    ("tool", "text"),
+    ("tool", "text", "logged"),
     [
-        ("tool_error", "Error executing tool tool_error: no stock for that title"),
-        ("value_error", "Error executing tool value_error"),
-        ("body_tool_error", "Error executing tool body_tool_error: the tool failed on purpose"),
-        ("body_crash", "Error executing tool body_crash"),
+        ("tool_error", "Error executing tool tool_error: no stock for that title", None),
+        ("value_error", "Error executing tool value_error", "ResolverError"),
+        ("body_tool_error", "Error executing tool body_tool_error: the tool failed on purpose", None),
+        ("body_crash", "Error executing tool body_crash", "KeyError"),
     ],
 )
 async def test_failures_reach_the_model_as_tool_errors_without_internals(
-    protocol_version: str, tool: str, text: str, caplog: pytest.LogCaptureFixture
+    protocol_version: str, tool: str, text: str, logged: str | None, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.ERROR, "mcpdi"):
         async with connect(failing_server(), protocol_version) as client:
             call = await client.call_tool(tool, {})
     assert call.result["isError"] is True
     assert call.result["content"] == [{"type": "text", "text": text}]
+    # The model sees no internals; the server log keeps them (a ToolError is the author's own text).
+    records = [(r.getMessage(), r.exc_info and type(r.exc_info[1]).__name__) for r in caplog.records]
+    assert records == ([] if logged is None else [(f"Error executing tool {tool}", logged)])
 
 
 async def test_an_mcp_error_from_a_resolver_passes_through(protocol_version: str) -> None:

@@ -239,16 +239,19 @@ async def test_the_low_level_server_serves_a_hand_written_marking(protocol_versi
     assert call.text == "Dune: 3 copies in EU."
 
 
-def test_the_low_level_server_checks_nothing_at_registration() -> None:
-    broken = Tool(
-        name="t",
-        input_schema={"type": "object", "properties": {"x": {"type": "number", "x-mcp-header": "X"}}},
-    )
+async def test_the_low_level_server_checks_nothing_at_registration_and_serves_the_marking_as_written() -> (
+    None
+):
+    schema = {"type": "object", "properties": {"x": {"type": "number", "x-mcp-header": "X"}}}
+    broken = Tool(name="t", input_schema=schema)
 
     async def only(ctx: ServerRequestContext, params: PaginatedRequestParams | None) -> ListToolsResult:
         return ListToolsResult(tools=[broken])
 
-    Server("Bookshop", on_list_tools=only)
+    server = Server("Bookshop", on_list_tools=only)  # a number cannot travel as a header: not checked here
+    async with server.running() as runner:
+        listing = await InMemoryClient(runner, protocol_version="2025-11-25").request("tools/list", {})
+    assert listing.result["tools"][0]["inputSchema"] == schema
 
 
 async def post_check_stock(region_header: str | None, region: str) -> tuple[int, dict[str, Any]]:

@@ -205,6 +205,7 @@ async def test_a_question_mid_call_is_answered_by_a_posted_response(session: Ses
 async def test_a_dropped_stream_is_resumed_with_last_event_id(session: Session) -> None:
     async with streaming(session.app, "POST", session.headers, call(6, "greet")) as exchange:
         last_id = ""
+        question: dict[str, Any] = {}
         async for event in exchange.events():
             last_id = event["id"]
             if event.get("data"):

@@ -39,7 +39,7 @@ class StdioSession:
         with anyio.fail_after(10):
             return json.loads(await self._lines.receive_until(b"\n", 1 << 20))
 
-    async def request(self, message: dict[str, Any]) -> dict[str, Any]:
+    async def request(self, message: dict[str, Any] | str) -> dict[str, Any]:
         await self.send(message)
         return await self.receive()
 

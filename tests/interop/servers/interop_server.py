@@ -40,15 +40,15 @@ def build_server(
     Context, Elicit, Resolve = framework.Context, framework.Elicit, framework.Resolve
     server = framework.MCPServer(name, instructions=instructions)
 
-    def ask_name() -> Elicit[Name]:
+    def ask_name() -> Elicit[Name]:  # pyright: ignore[reportInvalidTypeForm]  # the framework is a parameter
         return Elicit("What is your name?", Name)
 
-    def ask_llm() -> framework.Sample:
+    def ask_llm() -> framework.Sample:  # pyright: ignore[reportInvalidTypeForm]  # the framework is a parameter
         return framework.Sample(
             [SamplingMessage(role="user", content=TextContent(type="text", text="Say hi"))], max_tokens=20
         )
 
-    def ask_roots() -> framework.ListRoots:
+    def ask_roots() -> framework.ListRoots:  # pyright: ignore[reportInvalidTypeForm]  # the framework is a parameter
         return framework.ListRoots()
 
     @server.tool()
@@ -70,7 +70,7 @@ def build_server(
         text = llm.content.text if isinstance(llm.content, TextContent) else "?"
         return f"llm said {text!r}; roots={[str(root.uri) for root in roots.roots]}"
 
-    def ask_colour(who: Annotated[Name, Resolve(ask_name)]) -> Elicit[Colour]:
+    def ask_colour(who: Annotated[Name, Resolve(ask_name)]) -> Elicit[Colour]:  # pyright: ignore[reportInvalidTypeForm]  # the framework is a parameter
         return Elicit(f"Which colour do you like, {who.name}?", Colour)
 
     @server.tool()
@@ -90,7 +90,7 @@ def build_server(
         return f"{region}:{q}:{limit}"
 
     @server.tool()
-    async def slow(n: int, ctx: Context) -> str:
+    async def slow(n: int, ctx: Context) -> str:  # pyright: ignore[reportInvalidTypeForm]  # the framework is a parameter
         """Report progress and log along the way."""
         for step in range(1, n + 1):
             await ctx.report_progress(step, n, f"step {step}")
