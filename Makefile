@@ -27,7 +27,7 @@ $(STAMP_NEWEST): pyproject.toml
 	$(PY_NEWEST) -m pip install --quiet -e '.[test,bench]'
 	touch $(STAMP_NEWEST)
 
-.PHONY: demo test test-oldest test-newest test-3.12 bench lint
+.PHONY: demo test test-oldest test-newest test-3.12 bench lint system-packages
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
@@ -36,11 +36,15 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pyright
 
-test-oldest: $(STAMP)
+# Chromium, Redis and nginx from Debian, for the tests that drive them (installed when missing).
+system-packages:
+	bash .ci/system-packages.sh
+
+test-oldest: $(STAMP) system-packages
 	$(PY) -m pytest
 
 # Branch coverage of mcpdi and mcpdi_transport (in-process code), with a floor.
-test-newest: $(STAMP_NEWEST)
+test-newest: $(STAMP_NEWEST) system-packages
 	$(PY_NEWEST) -m coverage run -m pytest -q
 	$(PY_NEWEST) -m coverage report --fail-under=$(COVERAGE_FLOOR) | tail -n 3
 

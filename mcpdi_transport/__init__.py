@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from mcpdi_transport._client._stdio import StdioTarget as StdioTarget
     from mcpdi_transport._http._app import build_http_app as build_http_app
     from mcpdi_transport._listen import CannotListen as CannotListen
+    from mcpdi_transport._redis import RedisReplayStore as RedisReplayStore
+    from mcpdi_transport._redis import StoreUnavailable as StoreUnavailable
     from mcpdi_transport._serve import run_server as run_server
     from mcpdi_transport._serve import serve_http as serve_http
     from mcpdi_transport._stdio import serve_stdio as serve_stdio
@@ -41,10 +43,12 @@ __all__ = (
     "LoggingCallback",
     "MessageHandler",
     "ProgressCallback",
+    "RedisReplayStore",
     "RequestContext",
     "RoundLimitExceeded",
     "SamplingCallback",
     "StdioTarget",
+    "StoreUnavailable",
     "build_http_app",
     "run_server",
     "serve_http",
@@ -68,6 +72,8 @@ _HOMES = {
     "SamplingCallback": "mcpdi_transport._client._callbacks",
     "RoundLimitExceeded": "mcpdi_transport._client._rounds",
     "StdioTarget": "mcpdi_transport._client._stdio",
+    "RedisReplayStore": "mcpdi_transport._redis",
+    "StoreUnavailable": "mcpdi_transport._redis",
     "run_server": "mcpdi_transport._serve",
     "serve_http": "mcpdi_transport._serve",
     "serve_stdio": "mcpdi_transport._stdio",
