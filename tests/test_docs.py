@@ -41,6 +41,7 @@ def load_error_generator() -> ModuleType:
 def test_there_are_pages_with_snippets() -> None:
     assert {name_of(page) for page in PAGES} >= {
         "docs/index.md",
+        "docs/getting-started.md",
         "docs/dependencies.md",
         "docs/header-parameters.md",
         "docs/errors.md",
