@@ -42,6 +42,7 @@ def test_there_are_pages_with_snippets() -> None:
     assert {name_of(page) for page in PAGES} >= {
         "docs/index.md",
         "docs/getting-started.md",
+        "docs/concepts.md",
         "docs/dependencies.md",
         "docs/header-parameters.md",
         "docs/errors.md",
