@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -46,6 +47,7 @@ def test_there_are_pages_with_snippets() -> None:
         "docs/dependencies.md",
         "docs/header-parameters.md",
         "docs/errors.md",
+        "docs/guides/engine.md",
         "README.md",
     }
     expected = [page for page in PAGES if not WITHOUT_SNIPPETS & {page.name, page.parent.name}]
@@ -93,3 +95,16 @@ def test_the_error_catalogue_lists_every_wire_code_mcpdi_defines() -> None:
     assert defined <= set(generator.WIRE_CODES)
     page = (DOCS / "errors.md").read_text(encoding="utf-8")
     assert [code for code in sorted(defined) if f"### `{code}`" not in page] == []
+
+
+def test_the_engine_guide_shows_the_transcript_the_plain_rpc_example_prints() -> None:
+    page = (DOCS / "guides" / "engine.md").read_text(encoding="utf-8")
+    shown = page.split("```text\n", 1)[1].split("```", 1)[0]
+    printed = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "plain_rpc.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    assert shown == printed
