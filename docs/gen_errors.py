@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -296,6 +298,18 @@ def registration_cases() -> Iterator[Registration]:
                 yield Registration(name, relative, code, tuple(messages))
 
 
+def formatted(blocks: list[str]) -> list[str]:
+    """The blocks as `ruff format` writes them (joined test parts lose some blank lines)."""
+    with tempfile.TemporaryDirectory() as folder:
+        files = [Path(folder) / f"case_{number}.py" for number in range(len(blocks))]
+        for file, block in zip(files, blocks, strict=True):
+            file.write_text(block + "\n", encoding="utf-8")
+        config = str(ROOT / "pyproject.toml")
+        command = [sys.executable, "-m", "ruff", "format", "--no-cache", "--config", config, folder]
+        subprocess.run(command, capture_output=True, check=True)
+        return [file.read_text(encoding="utf-8").rstrip("\n") for file in files]
+
+
 def normalised(message: str) -> str:
     """Pinned texts carry the test file's location in several spellings; show one."""
     message = re.sub(r"(<here>|[\w/]*test_[\w]+\.py:(N|\d+))", "app.py:LINE", message)
@@ -349,13 +363,14 @@ def render() -> str:
         "registration raises `InvalidSignature` with the text shown.",
         "",
     ]
-    for case in registration_cases():
+    cases = list(registration_cases())
+    for case, code in zip(cases, formatted([case.code for case in cases]), strict=True):
         title = (
             sentence(case.key)
             if case.key.startswith("test_")
             else f"A header marking that cannot work: `{case.key}`"
         )
-        out += [f"### {title}", "", f"Pinned in `{case.source}`.", "", "```python", case.code, "```", ""]
+        out += [f"### {title}", "", f"Pinned in `{case.source}`.", "", "```python", code, "```", ""]
         for message in case.messages:
             out += ["```text", normalised(message), "```", ""]
         out += [f"**Fix:** {FIXES.get(case.key, 'MISSING: add a fix to FIXES in docs/gen_errors.py')}", ""]
