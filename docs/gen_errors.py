@@ -316,27 +316,43 @@ def normalised(message: str) -> str:
     return re.sub(r"(<module>|test_[\w]+):", "app:", message)
 
 
+def error_objects(node: ast.AST) -> Iterator[tuple[int, str]]:
+    """Every `{"code": <int>, "message": <str>, ...}` literal under `node`."""
+    for pinned in ast.walk(node):
+        if not isinstance(pinned, ast.Dict):
+            continue
+        fields = {
+            key.value: value
+            for key, value in zip(pinned.keys, pinned.values, strict=True)
+            if isinstance(key, ast.Constant)
+        }
+        code, message = fields.get("code"), fields.get("message")
+        if code is None or isinstance(code, ast.Name) or not isinstance(message, ast.Constant):
+            continue
+        value = ast.literal_eval(code)
+        if isinstance(value, int) and isinstance(message.value, str):
+            yield value, message.value
+
+
 def wire_errors() -> Iterator[WireError]:
     for path in sorted((ROOT / "tests").rglob("test_*.py")):
         if path.parent.name == "engine":
             continue  # the engine speaks no wire protocol; its tests pin the example dispatcher's codes
         module = Module(str(path.relative_to(ROOT)))
+        tests = {
+            name: node
+            for name, node in module.definitions.items()
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and name.startswith("test_")
+        }
         for name, node in module.definitions.items():
-            if not (isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and name.startswith("test_")):
-                continue
-            for pinned in ast.walk(node):
-                if isinstance(pinned, ast.Dict):
-                    fields = {
-                        key.value: value
-                        for key, value in zip(pinned.keys, pinned.values, strict=True)
-                        if isinstance(key, ast.Constant)
-                    }
-                    code, message = fields.get("code"), fields.get("message")
-                    if code is None or not isinstance(message, ast.Constant):
-                        continue
-                    value = ast.literal_eval(code) if not isinstance(code, ast.Name) else None
-                    if isinstance(value, int) and isinstance(message.value, str):
-                        yield WireError(value, message.value, name, module.relative)
+            if name in tests:
+                for code, message in error_objects(node):
+                    yield WireError(code, message, name, module.relative)
+            elif isinstance(node, ast.Assign) and has_snapshot(node):
+                # A pinned error shared by several tests: the first test using it names the cause.
+                users = [test for test, body in tests.items() if name in names_in(body)]
+                for code, message in error_objects(node) if users else ():
+                    yield WireError(code, message, users[0], module.relative)
 
 
 def render() -> str:
