@@ -175,6 +175,7 @@ class Registration:
     """One pinned `InvalidSignature` case: where it is pinned, the code that causes it, its texts."""
 
     key: str
+    title: str
     source: str
     code: str
     messages: tuple[str, ...]
@@ -191,8 +192,9 @@ class WireError:
 
 
 def sentence(name: str) -> str:
+    """A test's name as the sentence it is: `test_a_b` -> "A b"."""
     words = name.removeprefix("test_").replace("_", " ")
-    return words[:1].upper() + words[1:] + "."
+    return words[:1].upper() + words[1:]
 
 
 def pinned_strings(node: ast.AST) -> list[str]:
@@ -276,13 +278,19 @@ def registration_cases() -> Iterator[Registration]:
         module = Module(relative)
         for name, node in module.definitions.items():
             if isinstance(node, ast.Assign) and has_snapshot(node) and isinstance(node.value, ast.Dict):
+                # A table of offending functions and their texts, read by a parametrised test.
+                readers = [
+                    t for t, d in module.definitions.items() if t.startswith("test_") and name in names_in(d)
+                ]
+                about = sentence(readers[0]) if readers else "Refused at registration"
                 for key, value in zip(node.value.keys, node.value.values, strict=True):
                     if isinstance(key, ast.Name) and has_snapshot(value):
                         used = module.used_definitions([key])
                         code = "\n\n\n".join(module.segment(d) for d in used)
                         code += REGISTER_IT.format(name=key.id)
                         code = module.with_imports(code)
-                        yield Registration(key.id, relative, code, tuple(pinned_strings(value)))
+                        title = f"{about}: `{key.id}`"
+                        yield Registration(key.id, title, relative, code, tuple(pinned_strings(value)))
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and name.startswith("test_"):
                 messages = pinned_strings(node)
                 if not messages or "InvalidSignature" not in module.segment(node) + str(
@@ -295,7 +303,7 @@ def registration_cases() -> Iterator[Registration]:
                 if body.strip():
                     parts.append(body)
                 code = module.with_imports("\n\n\n".join(parts))
-                yield Registration(name, relative, code, tuple(messages))
+                yield Registration(name, sentence(name), relative, code, tuple(messages))
 
 
 def formatted(blocks: list[str]) -> list[str]:
@@ -381,12 +389,7 @@ def render() -> str:
     ]
     cases = list(registration_cases())
     for case, code in zip(cases, formatted([case.code for case in cases]), strict=True):
-        title = (
-            sentence(case.key)
-            if case.key.startswith("test_")
-            else f"A header marking that cannot work: `{case.key}`"
-        )
-        out += [f"### {title}", "", f"Pinned in `{case.source}`.", "", "```python", code, "```", ""]
+        out += [f"### {case.title}", "", f"Pinned in `{case.source}`.", "", "```python", code, "```", ""]
         for message in case.messages:
             out += ["```text", normalised(message), "```", ""]
         out += [f"**Fix:** {FIXES.get(case.key, 'MISSING: add a fix to FIXES in docs/gen_errors.py')}", ""]
@@ -416,7 +419,7 @@ def render() -> str:
                 continue
             seen.add(error.message)
             message = error.message.replace("|", "\\|")
-            rows.append(f"| `{message}` | {sentence(error.test)} (`{error.source}`) |")
+            rows.append(f"| `{message}` | {sentence(error.test)} (`{error.source}`). |")
         out += [*rows, ""] if len(rows) > 2 else ["No test pins a message with this code yet.", ""]
         out += [f"**Fix:** {fix}", ""]
     return "\n".join(out).rstrip("\n") + "\n"
