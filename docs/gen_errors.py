@@ -318,6 +318,79 @@ def formatted(blocks: list[str]) -> list[str]:
         return [file.read_text(encoding="utf-8").rstrip("\n") for file in files]
 
 
+@dataclass(frozen=True, slots=True)
+class RaiseSite:
+    """A place in mcpdi that builds an `InvalidSignature`, with its message as a template."""
+
+    where: str
+    template: str
+    fragments: tuple[str, ...]
+
+
+def template_of(node: ast.expr) -> tuple[str, list[str]]:
+    """The message an expression builds, placeholders as `{expression}`, and its literal parts."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value, [node.value]
+    if isinstance(node, ast.JoinedStr):
+        text, parts = "", []
+        for value in node.values:
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                text += value.value
+                parts.append(value.value)
+            elif isinstance(value, ast.FormattedValue):
+                text += "{" + ast.unparse(value.value) + "}"
+        return text, parts
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, left_parts = template_of(node.left)
+        right, right_parts = template_of(node.right)
+        return left + right, left_parts + right_parts
+    return "{" + ast.unparse(node) + "}", []
+
+
+def raise_sites() -> Iterator[RaiseSite]:
+    """Every `InvalidSignature(...)` built in the packages, with the message it is built from."""
+    for path in sorted((ROOT / "mcpdi").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            assignments = [
+                (statement.lineno, target.id, statement.value)
+                for statement in ast.walk(function)
+                if isinstance(statement, ast.Assign)
+                for target in statement.targets
+                if isinstance(target, ast.Name)
+            ]
+            for call in ast.walk(function):
+                if not (
+                    isinstance(call, ast.Call)
+                    and isinstance(call.func, ast.Name)
+                    and call.func.id == "InvalidSignature"
+                    and call.args
+                ):
+                    continue
+                first = call.args[0]
+                built: ast.expr = first
+                if isinstance(first, ast.Name):  # the nearest `msg = ...` above the call
+                    earlier = [(line, value) for line, name, value in assignments if name == first.id]
+                    earlier = [(line, value) for line, value in earlier if line < call.lineno]
+                    built = max(earlier, key=lambda pair: pair[0])[1] if earlier else first
+                template, parts = template_of(built)
+                fragments = tuple(part.strip() for part in parts if part.strip())
+                where = f"{path.relative_to(ROOT).as_posix()} ({function.name})"
+                yield RaiseSite(where, template, fragments)
+
+
+def unpinned(sites: list[RaiseSite], pinned: list[str]) -> list[RaiseSite]:
+    """The sites whose longest literal part is in no pinned message."""
+    missing: list[RaiseSite] = []
+    for site in sites:
+        longest = max(site.fragments, key=len, default="")
+        if not longest or not any(longest in message for message in pinned):
+            missing.append(site)
+    return missing
+
+
 def normalised(message: str) -> str:
     """Pinned texts carry the test file's location in several spellings; show one."""
     message = re.sub(r"(<here>|[\w/]*test_[\w]+\.py:(N|\d+))", "app.py:LINE", message)
@@ -374,8 +447,9 @@ def render() -> str:
         "any client connects. Wire errors are the client's (or, for `-32603`, the server's fault",
         "hidden from the client): JSON-RPC `error` objects answering one request.",
         "",
-        "Every text below is pinned by a test, and this page is rendered from those tests, so it",
-        "shows what mcpdi says today. File names and line numbers appear as `app.py:LINE`.",
+        "This page is rendered from the tests that pin these texts, and from the places in the",
+        "code that raise them, so it shows what mcpdi says today. File names and line numbers",
+        "appear as `app.py:LINE`.",
         "",
         "## Registration errors: `InvalidSignature`",
         "",
@@ -393,6 +467,18 @@ def render() -> str:
         for message in case.messages:
             out += ["```text", normalised(message), "```", ""]
         out += [f"**Fix:** {FIXES.get(case.key, 'MISSING: add a fix to FIXES in docs/gen_errors.py')}", ""]
+    pinned = [message for case in cases for message in case.messages]
+    missing = unpinned(list(raise_sites()), pinned)
+    if missing:
+        out += [
+            "### Not pinned by a test yet",
+            "",
+            "These registration errors exist in the code, but no test pins their text yet, so",
+            "they are shown as the templates the code fills in:",
+            "",
+        ]
+        for site in missing:
+            out += [f"- `{site.where}`:", "", "    ```text", f"    {site.template}", "    ```", ""]
     out += [
         "## Wire errors",
         "",

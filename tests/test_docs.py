@@ -108,3 +108,12 @@ def test_the_engine_guide_shows_the_transcript_the_plain_rpc_example_prints() ->
         timeout=60,
     ).stdout
     assert shown == printed
+
+
+def test_every_place_that_builds_an_invalid_signature_is_in_the_catalogue() -> None:
+    generator = load_error_generator()
+    sites = list(generator.raise_sites())
+    assert len(sites) >= 20  # the scan finds the packages' raise sites, not nothing
+    pinned = [message for case in generator.registration_cases() for message in case.messages]
+    page = (DOCS / "errors.md").read_text(encoding="utf-8")
+    assert [site.where for site in generator.unpinned(sites, pinned) if site.template not in page] == []
