@@ -1,6 +1,7 @@
 # Two commands set everything up on a fresh machine:
 #   make demo   runs the bookshop demo (server + client, both protocol eras)
-#   make test   runs lint, type checks and every test, on the oldest and the newest Python
+#   make test   runs lint, type checks, the documentation build and every test,
+#               on the oldest and the newest supported Python
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -13,28 +14,39 @@ STAMP_NEWEST := $(VENV_NEWEST)/.installed
 COVERAGE_FLOOR := 85
 
 $(STAMP): pyproject.toml
-	@echo "First run: creating $(VENV) and installing mcpdi with its test extras (about a minute)..."
-	python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,bench]'
-	touch $(STAMP)
+	@echo "First run: setting up $(VENV)/ (about half a minute, once)"
+	@echo "  creating the virtual environment in $(VENV)/"
+	@python3 -m venv $(VENV)
+	@echo "  upgrading pip"
+	@$(PY) -m pip install --quiet --upgrade pip
+	@echo "  installing mcpdi (editable) with its test and benchmark extras (the docs tools come with test)"
+	@$(PY) -m pip install --quiet -e '.[test,bench]'
+	@touch $(STAMP)
+	@echo "  done: $(VENV)/ is ready (activate it with: . $(VENV)/bin/activate)"
 
 $(STAMP_NEWEST): pyproject.toml
 	@test -n "$(PYTHON_NEWEST)" || { echo "make test needs Python 3.13 (set PYTHON_NEWEST=/path/to/python3.13)"; exit 1; }
-	@echo "Creating $(VENV_NEWEST) with $(PYTHON_NEWEST) for the second test run..."
-	$(PYTHON_NEWEST) -m venv $(VENV_NEWEST)
-	$(PY_NEWEST) -m pip install --quiet --upgrade pip
-	$(PY_NEWEST) -m pip install --quiet -e '.[test,bench]'
-	touch $(STAMP_NEWEST)
+	@echo "Setting up $(VENV_NEWEST)/ with $(PYTHON_NEWEST) for the second test run (once)"
+	@$(PYTHON_NEWEST) -m venv $(VENV_NEWEST)
+	@$(PY_NEWEST) -m pip install --quiet --upgrade pip
+	@$(PY_NEWEST) -m pip install --quiet -e '.[test,bench]'
+	@touch $(STAMP_NEWEST)
 
-.PHONY: demo test test-oldest test-newest test-3.12 bench lint system-packages
+.PHONY: demo test test-oldest test-newest test-3.12 bench lint docs docs-build system-packages
 demo: $(STAMP)
+	@echo "Starting the bookshop demo: a server on 127.0.0.1 and a client in both protocol eras"
 	$(PY) examples/demo.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pyright
+
+docs-build: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir .cache/site
+
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve -a 127.0.0.1:8001
 
 # Chromium, Redis and nginx from Debian, for the tests that drive them (installed when missing).
 system-packages:
@@ -48,12 +60,12 @@ test-newest: $(STAMP_NEWEST) system-packages
 	$(PY_NEWEST) -m coverage run -m pytest -q
 	$(PY_NEWEST) -m coverage report --fail-under=$(COVERAGE_FLOOR) | tail -n 3
 
-test: lint test-oldest test-newest
+test: lint docs-build test-oldest test-newest
 
 # Python 3.12 too, on demand (make test runs the oldest and the newest).
 test-3.12:
 	$(firstword $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12) python3.12) -m venv .venv-3.12
-	.venv-3.12/bin/python -m pip install --quiet -e '.[test]'
+	.venv-3.12/bin/python -m pip install --quiet -e '.[test,bench]'
 	.venv-3.12/bin/python -m pytest -q
 
 bench: $(STAMP)

@@ -81,9 +81,11 @@ def main() -> None:
     port = free_port()
     command = [sys.executable, "-m", "mcpdi_transport", "run", str(HERE / "bookshop.py")]
     command += ["--transport", "http", "--port", str(port)]
+    print(f"starting the bookshop server: mcpdi run examples/bookshop.py --transport http --port {port}")
     with tempfile.TemporaryFile() as server_log:
         server = subprocess.Popen(command, stdout=server_log, stderr=subprocess.STDOUT)
         try:
+            print("waiting for it to listen on 127.0.0.1 ...")
             wait_until_listening(port, server)
             url = f"http://127.0.0.1:{port}/mcp"
             print(f"bookshop serving Streamable HTTP at {url}")
@@ -94,6 +96,7 @@ def main() -> None:
             print("--- server log ---", server_log.read().decode(errors="replace"), sep="\n", file=sys.stderr)
             raise
         finally:
+            print("\nstopping the bookshop server")
             server.terminate()
             server.wait(timeout=10)
 

@@ -26,8 +26,8 @@ def _client_for(url: str, timeout: float) -> Any:
         msg = "a Redis store needs the redis package: pip install 'mcpdi[redis]'"
         raise ImportError(msg) from error
     # Short timeouts: a store that went away must fail the request, not hang it.
-    from_url: Any = redis.asyncio.Redis.from_url
-    return from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+    redis_class: Any = redis.asyncio.Redis
+    return redis_class.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
 
 
 class RedisReplayStore:
