@@ -169,7 +169,9 @@ class Context(Generic[LifespanT]):
         `ListRoots()` from a resolver instead, or return an `InputRequiredResult` yourself.
         """
         request = self.request_context
-        if request.era == "legacy":
+        # No capabilities: a connection without `initialize` (a session-less HTTP endpoint),
+        # where sending tells whether the request can reach the client.
+        if request.era == "legacy" and request.client_capabilities is not None:
             error = missing_capability_error(question, request.client_capabilities, "this request")
             if error is not None:
                 raise error

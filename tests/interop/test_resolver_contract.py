@@ -15,9 +15,10 @@ import pytest
 from inline_snapshot import snapshot
 from interop_clients import answer_name, any_client, text_of
 from interop_servers import serve_app
+from mcp.shared.exceptions import MCPError as SdkMCPError
 from pydantic import BaseModel
 
-from mcpdi import AskModel, Default, Elicit, MCPServer, Resolve
+from mcpdi import AskModel, Context, Default, Elicit, MCPServer, Resolve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -79,6 +80,11 @@ def contract_server() -> MCPServer:
     @mcp.tool()
     def defaults(who: Annotated[Name, Resolve(ask_name_or_default)]) -> str:
         return who.name
+
+    @mcp.tool()
+    async def asks_now(ctx: Context) -> str:
+        who = await ctx.elicit("Your name?", Name)
+        return who.action
 
     @mcp.tool()
     def asks_model(who: Annotated[Name, Resolve(ask_name_or_model)], name: str | None = None) -> str:
@@ -150,3 +156,20 @@ async def test_a_sessionless_handshake_endpoint_says_it_cannot_reach_the_client(
             "Error executing tool asks: Resolver 'ask_name' needs to ask the client (elicitation/create), but this connection cannot carry requests to the client; connect over stdio or a streaming HTTP session, or with protocol 2026-07-28"
         )
         assert text_of(await client.call_tool("defaults", {})) == "guest"
+
+
+async def test_a_sessionless_handshake_endpoint_refuses_an_imperative_question_for_want_of_a_channel() -> (
+    None
+):
+    async with (
+        served(stateless=True) as url,
+        any_client("sdk", url, "legacy", elicitation_callback=answer_name) as client,
+    ):
+        with pytest.raises(SdkMCPError) as caught:
+            await client.call_tool("asks_now", {})
+    assert (caught.value.code, caught.value.message) == snapshot(
+        (
+            -32600,
+            "Cannot send 'elicitation/create' to the client: this endpoint keeps no sessions (stateless=True), so the client's answer could not be routed back; serve with sessions or use protocol 2026-07-28",
+        )
+    )
