@@ -60,7 +60,7 @@ def _class_of(annotation: Any) -> type | None:
 
 def _fit_one(given: Any, wanted: Any) -> Fit:
     """One union arm `given` against a whole (possibly union) `wanted`."""
-    if _anything(wanted):
+    if _anything(wanted) or given == wanted:
         return "fits"
     if _unknown(given) or _unknown(wanted):
         return "may_fit"

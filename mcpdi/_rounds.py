@@ -248,17 +248,15 @@ async def run_legacy(plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any]
         question = _mcp_question(item)
         # Capabilities are unknown (None) on a connection that saw no `initialize`, such as a
         # session-less HTTP endpoint: the request itself then tells whether it can be carried.
-        if ctx.era is not None and ctx.client_capabilities is not None:
-            error = missing_capability_error(
-                question, ctx.client_capabilities, f"resolver {item.step.name!r}"
-            )
-            if error is not None:
-                missing = question.missing_capability(ctx.client_capabilities)
-                reason = missing_reason(missing.name) if missing is not None else ""
-                fallback = fall_back(plan.name, item, question, reason)
-                if fallback is None:
-                    raise error
+        capabilities = ctx.client_capabilities if ctx.era is not None else None
+        missing = question.missing_capability(capabilities) if capabilities is not None else None
+        if missing is not None:
+            fallback = fall_back(plan.name, item, question, missing_reason(missing.name))
+            if fallback is not None:
                 return fallback
+            error = missing_capability_error(question, capabilities, f"resolver {item.step.name!r}")
+            if error is not None:
+                raise error
         token = ASKING.set(item.key)
         try:
             payload = await ctx.request_context.send_request(

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Annotated, Any
+from collections.abc import Iterator, Sequence
+from enum import StrEnum
+from typing import Annotated, Any, Literal, NewType, Protocol, TypedDict, TypeVar
 
 import pytest
 from inline_snapshot import snapshot
@@ -21,6 +23,7 @@ from mcpdi import (
     Resolve,
     Sample,
 )
+from mcpdi._boundary import fit
 from mcpdi.engine import compile_plan
 from mcpdi.types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
 
@@ -303,3 +306,58 @@ async def test_an_unvalidated_resolver_result_is_handed_over_as_it_is() -> None:
 
     result = await mcp.call_tool("shout")
     assert result.content == [TextContent(type="text", text="5")]
+
+
+class Shape(Protocol):
+    def area(self) -> float: ...
+
+
+class Hue(StrEnum):
+    RED = "red"
+
+
+class Point(TypedDict):
+    x: int
+
+
+UserId = NewType("UserId", int)
+T = TypeVar("T")
+
+
+@pytest.mark.parametrize(
+    ("given", "wanted", "verdict"),
+    [
+        (int, str, "mismatch"),
+        (None, str, "mismatch"),
+        (dict, Name, "mismatch"),
+        (tuple[int, ...], list[int], "mismatch"),
+        (float, int, "mismatch"),
+        (int, Literal["a"], "mismatch"),
+        (Literal["a", "b"], Literal["c"], "mismatch"),
+        (int, float, "fits"),
+        (bool, int, "fits"),
+        (FullName, Name, "fits"),
+        (str, str | None, "fits"),
+        (list[str], Sequence[str], "fits"),
+        (list[str], list[str], "fits"),
+        (Literal["a"], str, "fits"),
+        (Literal["a"], Literal["a", "b"], "fits"),
+        (Annotated[int, "extra"], int, "fits"),
+        (int, Any, "fits"),
+        (int, object, "fits"),
+        (Name, FullName, "may_fit"),
+        (str | None, str, "may_fit"),
+        (Any, int, "may_fit"),
+        (object, int, "may_fit"),
+        (T, int, "may_fit"),
+        (str, Literal["a"], "may_fit"),
+        (str, Hue, "may_fit"),
+        (dict, Point, "may_fit"),
+        (Name, Shape, "may_fit"),
+        (int, UserId, "may_fit"),
+        (Iterator[int], list[int], "may_fit"),
+        (list[int], list[str], "may_fit"),
+    ],
+)
+def test_the_boundary_refuses_only_what_the_annotations_settle(given: Any, wanted: Any, verdict: str) -> None:
+    assert fit(given, wanted) == verdict
