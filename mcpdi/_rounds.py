@@ -20,7 +20,7 @@ from mcp_types import InputRequiredResult
 from mcpdi._asking import MCPQuestion
 from mcpdi._context import Context, missing_capability_error
 from mcpdi._errors import ToolError
-from mcpdi._fallbacks import NO_BACK_CHANNEL, fall_back, fallback_answers, missing_reason
+from mcpdi._fallbacks import NO_BACK_CHANNEL, fallback_answers, missing_reason, resolver_fall_back
 from mcpdi._state import Binding, InvalidRequestState, RequestStateSecurity
 from mcpdi.engine import Answer, Asked, NeedsInput, Plan
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError, NoBackChannel
@@ -251,7 +251,7 @@ async def run_legacy(plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any]
         capabilities = ctx.client_capabilities if ctx.era is not None else None
         missing = question.missing_capability(capabilities) if capabilities is not None else None
         if missing is not None:
-            fallback = fall_back(plan.name, item, question, missing_reason(missing.name))
+            fallback = resolver_fall_back(plan.name, item, question, missing_reason(missing.name))
             if fallback is not None:
                 return fallback
             error = missing_capability_error(question, capabilities, f"resolver {item.step.name!r}")
@@ -263,7 +263,7 @@ async def run_legacy(plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any]
                 question.method, question.wire_params(modern=False)
             )
         except NoBackChannel as error:
-            fallback = fall_back(plan.name, item, question, NO_BACK_CHANNEL)
+            fallback = resolver_fall_back(plan.name, item, question, NO_BACK_CHANNEL)
             if fallback is not None:
                 return fallback
             msg = (

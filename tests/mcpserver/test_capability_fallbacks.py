@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from mcpdi import (
     AskModel,
+    Context,
     Default,
     Elicit,
     ElicitationResult,
@@ -288,3 +289,66 @@ async def test_the_call_tool_helper_sees_the_fallback_in_both_eras() -> None:
         with pytest.raises(MCPError, match="form elicitation capability") as caught:
             await mcp.call_tool("order_plainly", protocol_version=era, capabilities={})
         assert caught.value.code == -32021
+
+
+def imperative_server() -> MCPServer:
+    mcp = MCPServer("Imperative")
+
+    @mcp.tool()
+    async def size_now(ctx: Context) -> str:
+        outcome = await ctx.elicit("Which size?", Size, fallback=Default({"size": "M"}))
+        return outcome.data.size if outcome.action == "accept" else outcome.action
+
+    @mcp.tool()
+    async def size_from_model(ctx: Context, size: str | None = None) -> str:
+        if size is not None:
+            return size
+        outcome = await ctx.elicit("Which size?", Size, fallback=AskModel(argument="size"))
+        return outcome.data.size if outcome.action == "accept" else outcome.action
+
+    @mcp.tool()
+    async def roots_now(ctx: Context) -> int:
+        return len((await ctx.list_roots(fallback=Default(ListRootsResult(roots=[])))).roots)
+
+    @mcp.tool()
+    async def llm_now(ctx: Context) -> str:
+        return (await ctx.sample("hi", max_tokens=5, fallback=Default(CANNED))).model
+
+    return mcp
+
+
+@pytest.mark.parametrize(
+    ("tool", "expected"),
+    [
+        ("size_now", snapshot("M")),
+        ("roots_now", snapshot("0")),
+        ("llm_now", snapshot("none")),
+        (
+            "size_from_model",
+            snapshot(
+                "Error executing tool size_from_model: the question 'Which size?' cannot reach the client (it did not declare the form elicitation capability); call the tool again and pass the value as argument 'size'"
+            ),
+        ),
+    ],
+)
+async def test_an_imperative_question_uses_its_fallback_too(tool: str, expected: str) -> None:
+    async with connect(
+        imperative_server(), "2025-11-25", capabilities=NO_CAPABILITIES, script=answers()
+    ) as client:
+        call = await client.call_tool(tool, {})
+    assert call.asked == []
+    assert call.text == expected
+
+
+async def test_an_imperative_question_with_a_fallback_is_still_asked_of_a_client_that_can() -> None:
+    async with connect(
+        imperative_server(), "2025-11-25", capabilities=ELICITATION, script=answers(elicit=ANSWER_L)
+    ) as client:
+        call = await client.call_tool("size_now", {})
+    assert call.text == "L"
+
+
+async def test_an_imperative_question_without_a_back_channel_uses_its_fallback() -> None:
+    async with connect(imperative_server(), "2025-11-25", script=no_channel) as client:
+        call = await client.call_tool("size_now", {})
+    assert call.text == "M"
