@@ -361,3 +361,18 @@ T = TypeVar("T")
 )
 def test_the_boundary_refuses_only_what_the_annotations_settle(given: Any, wanted: Any, verdict: str) -> None:
     assert fit(given, wanted) == verdict
+
+
+def test_the_engine_hands_the_validate_flag_to_the_host_on_the_edge() -> None:
+    seen: list[tuple[str, bool]] = []
+
+    def adapt(edge: Any) -> None:
+        seen.append((edge.parameter, edge.validate))
+
+    def tool(
+        checked: Annotated[int, Resolve(count, validate=True)], trusted: Annotated[int, Resolve(count)]
+    ) -> int:
+        return checked + trusted
+
+    compile_plan(tool, adapt=adapt)
+    assert seen == [("checked", True), ("trusted", False)]
