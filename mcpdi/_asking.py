@@ -145,14 +145,17 @@ class MCPQuestion(Question):
     the rendering, so it does not change which answer counts.
     """
 
-    __slots__ = ("fallback",)
+    __slots__ = ("_fallback",)
     method: ClassVar[str]
-    fallback: Fallback | None
+
+    @property
+    def fallback(self) -> Fallback | None:
+        return getattr(self, "_fallback", None)  # a subclass that sets none has none
 
     @property
     def subject(self) -> str:
         """What is asked, as an error message names it."""
-        raise NotImplementedError
+        return f"a {self.method} request"
 
     def wire_params(self, *, modern: bool) -> dict[str, Any] | None:
         """The request params as this era's wire carries them (None: a request without params)."""
@@ -173,7 +176,7 @@ class Elicit(MCPQuestion, Generic[ModelT]):
         self.schema = schema
         requested = render_elicitation_schema(schema)
         self._render: dict[str, Any] = {"mode": "form", "message": message, "requestedSchema": requested}
-        self.fallback = _checked_fallback(f"Elicit({message!r}, {schema.__qualname__})", fallback, schema)
+        self._fallback = _checked_fallback(f"Elicit({message!r}, {schema.__qualname__})", fallback, schema)
 
     @property
     def subject(self) -> str:
@@ -298,7 +301,7 @@ class Sample(MCPQuestion):
             tool_choice=tool_choice,
         )
         self._render: dict[str, Any] = self.params.model_dump(mode="json", by_alias=True, exclude_none=True)
-        self.fallback = _checked_fallback("Sample", fallback, self._result_type())
+        self._fallback = _checked_fallback("Sample", fallback, self._result_type())
 
     @property
     def subject(self) -> str:
@@ -339,7 +342,7 @@ class ListRoots(MCPQuestion):
     _RENDER: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self, *, fallback: Fallback | None = None) -> None:
-        self.fallback = _checked_fallback("ListRoots", fallback, ListRootsResult)
+        self._fallback = _checked_fallback("ListRoots", fallback, ListRootsResult)
 
     @property
     def subject(self) -> str:
