@@ -62,7 +62,7 @@ def contract_server() -> MCPServer:
     mcp = MCPServer("Contract")
 
     @mcp.tool()
-    def whoami(who: Name = Resolve(load_name)) -> str:
+    def whoami(who: Name = Resolve(load_name)) -> str:  # pyright: ignore[reportArgumentType]
         return who.name
 
     @mcp.tool()

@@ -25,7 +25,7 @@ def load_user() -> User:
     return User(name="ada")
 
 
-def greeting_for(user: User = Resolve(load_user)) -> str:
+def greeting_for(user: User = Resolve(load_user)) -> str:  # pyright: ignore[reportArgumentType]
     return f"Hello {user.name}"
 
 
@@ -33,11 +33,11 @@ def default_form_server() -> MCPServer:
     mcp = MCPServer("Default form")
 
     @mcp.tool()
-    def whoami(user: User = Resolve(load_user)) -> str:
+    def whoami(user: User = Resolve(load_user)) -> str:  # pyright: ignore[reportArgumentType]
         return user.name
 
     @mcp.tool()
-    def greet(greeting: str = Resolve(greeting_for)) -> str:
+    def greet(greeting: str = Resolve(greeting_for)) -> str:  # pyright: ignore[reportArgumentType]
         return greeting
 
     return mcp
@@ -89,7 +89,7 @@ def test_a_default_marker_next_to_an_annotated_marker_is_two_resolvers() -> None
     with pytest.raises(InvalidSignature) as caught:
 
         @mcp.tool()
-        def whoami(user: Annotated[User, Resolve(load_user)] = Resolve(load_user)) -> str:
+        def whoami(user: Annotated[User, Resolve(load_user)] = Resolve(load_user)) -> str:  # pyright: ignore[reportArgumentType]
             return user.name
 
     assert text_of(caught) == snapshot(

@@ -78,7 +78,7 @@ def register_asking(model: Any) -> None:
             ),
         ),
         (
-            pydantic.create_model("Unfinished", later=("NotDefinedAnywhere", ...)),
+            pydantic.create_model("Unfinished", later=("NotDefinedAnywhere", ...)),  # pyright: ignore[reportArgumentType]  # a forward reference on purpose
             snapshot(
                 "Resolver 'ask' (<here>) asks Elicit[Unfinished], but its JSON schema cannot be built (PydanticUserError: `Unfinished` is not fully defined; you should define `NotDefinedAnywhere`, then call `Unfinished.model_rebuild()`.); define every field's type"
             ),
