@@ -376,3 +376,21 @@ def test_the_engine_hands_the_validate_flag_to_the_host_on_the_edge() -> None:
 
     compile_plan(tool, adapt=adapt)
     assert seen == [("checked", True), ("trusted", False)]
+
+
+def a_shape() -> Shape:
+    raise AssertionError
+
+
+def test_validating_a_type_pydantic_cannot_check_is_refused_at_registration() -> None:
+    mcp = MCPServer("Boundary")
+    with pytest.raises(InvalidSignature) as caught:
+
+        @mcp.tool()
+        def area(shape: Annotated[Shape, Resolve(a_shape, validate=True)]) -> float:
+            return shape.area()
+
+    assert caught.value.parameter == "shape"
+    assert text_of(caught) == snapshot(
+        "Resolver 'a_shape' (<here>) feeding parameter 'shape' of 'area' is to be validated, but pydantic cannot check Shape; annotate the parameter with a type pydantic can validate, or drop validate=True"
+    )
