@@ -13,8 +13,10 @@ if _typing.TYPE_CHECKING:
     from mcpdi import types as types
     from mcpdi._arguments import Header as Header
     from mcpdi._asking import AcceptedElicitation as AcceptedElicitation
+    from mcpdi._asking import AskModel as AskModel
     from mcpdi._asking import CancelledElicitation as CancelledElicitation
     from mcpdi._asking import DeclinedElicitation as DeclinedElicitation
+    from mcpdi._asking import Default as Default
     from mcpdi._asking import Elicit as Elicit
     from mcpdi._asking import ElicitationResult as ElicitationResult
     from mcpdi._asking import ListRoots as ListRoots
@@ -31,9 +33,11 @@ if _typing.TYPE_CHECKING:
 
 _HOMES: dict[str, str] = {
     "AcceptedElicitation": "mcpdi._asking",
+    "AskModel": "mcpdi._asking",
     "CancelledElicitation": "mcpdi._asking",
     "Context": "mcpdi._context",
     "DeclinedElicitation": "mcpdi._asking",
+    "Default": "mcpdi._asking",
     "Elicit": "mcpdi._asking",
     "ElicitationResult": "mcpdi._asking",
     "Header": "mcpdi._arguments",
@@ -52,9 +56,11 @@ _HOMES: dict[str, str] = {
 
 __all__ = (
     "AcceptedElicitation",
+    "AskModel",
     "CancelledElicitation",
     "Context",
     "DeclinedElicitation",
+    "Default",
     "Elicit",
     "ElicitationResult",
     "Header",

@@ -29,10 +29,14 @@ from mcpdi.engine import Question
 __all__ = (
     "AcceptedElicitation",
     "AnswerRejected",
+    "AskModel",
     "CancelledElicitation",
     "DeclinedElicitation",
+    "Default",
     "Elicit",
     "ElicitationResult",
+    "Fallback",
+    "FallbackAnswer",
     "ListRoots",
     "MCPQuestion",
     "MissingCapability",
@@ -95,6 +99,37 @@ def _validated_result(result_type: type[BaseModel], payload: Any) -> Any:
 
 
 @dataclass(frozen=True, slots=True)
+class Default:
+    """Fallback: when the client cannot answer, the consumer gets `value` as if it were the answer."""
+
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class AskModel:
+    """Fallback: when the client cannot answer, the call ends with a tool error the model reads.
+
+    The error asks the model to call the tool again with the value as an argument: the tool
+    arguments the asking resolver takes (the resolver returns the value itself when one is
+    given), or `argument` when named here. `hint` is added to the message as written.
+    """
+
+    argument: str | None = None
+    hint: str | None = None
+
+
+Fallback = Default | AskModel
+"""What a question does when the client cannot answer it (`fallback=` of Elicit, Sample, ListRoots)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FallbackAnswer:
+    """The answer the server gives itself from a `Default` (never comes from a client)."""
+
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
 class MissingCapability:
     """What a question needs from the client that the client did not declare."""
 
@@ -103,10 +138,24 @@ class MissingCapability:
 
 
 class MCPQuestion(Question):
-    """A question that travels as an MCP server-to-client request (`method` + params)."""
+    """A question that travels as an MCP server-to-client request (`method` + params).
 
-    __slots__ = ()
+    `fallback` says what happens when the client cannot answer (it lacks the capability, or
+    the connection cannot carry a request to it); None is the -32021 error. It is not part of
+    the rendering, so it does not change which answer counts.
+    """
+
+    __slots__ = ("_fallback",)
     method: ClassVar[str]
+
+    @property
+    def fallback(self) -> Fallback | None:
+        return getattr(self, "_fallback", None)  # a subclass that sets none has none
+
+    @property
+    def subject(self) -> str:
+        """What is asked, as an error message names it."""
+        return f"a {self.method} request"
 
     def wire_params(self, *, modern: bool) -> dict[str, Any] | None:
         """The request params as this era's wire carries them (None: a request without params)."""
@@ -122,11 +171,16 @@ class Elicit(MCPQuestion, Generic[ModelT]):
     __slots__ = ("_render", "message", "schema")
     method: ClassVar[str] = "elicitation/create"
 
-    def __init__(self, message: str, schema: type[ModelT]) -> None:
+    def __init__(self, message: str, schema: type[ModelT], *, fallback: Fallback | None = None) -> None:
         self.message = message
         self.schema = schema
         requested = render_elicitation_schema(schema)
         self._render: dict[str, Any] = {"mode": "form", "message": message, "requestedSchema": requested}
+        self._fallback = _checked_fallback(f"Elicit({message!r}, {schema.__qualname__})", fallback, schema)
+
+    @property
+    def subject(self) -> str:
+        return f"the question {self.message!r}"
 
     def render(self) -> Mapping[str, Any]:
         return self._render
@@ -139,6 +193,8 @@ class Elicit(MCPQuestion, Generic[ModelT]):
         return {**self._render, "requestedSchema": requested}
 
     def resolve_answer(self, payload: Any) -> Any:
+        if isinstance(payload, FallbackAnswer):
+            return AcceptedElicitation[Any](data=payload.value)
         try:
             result = ElicitResult.model_validate(payload)
         except ValidationError:
@@ -167,6 +223,17 @@ class Elicit(MCPQuestion, Generic[ModelT]):
 
     def __repr__(self) -> str:
         return f"Elicit({self.message!r}, {self.schema.__qualname__})"
+
+
+def _checked_fallback(question: str, fallback: Fallback | None, answer: type[BaseModel]) -> Fallback | None:
+    """A `Default` must be what the client would have answered (a model, or its JSON)."""
+    if not isinstance(fallback, Default) or isinstance(fallback.value, answer):
+        return fallback
+    try:
+        return Default(answer.model_validate(fallback.value))
+    except ValidationError as error:
+        msg = f"{question}: the fallback Default is not a {answer.__qualname__}: {error}"
+        raise TypeError(msg) from None
 
 
 def check_tool_results(messages: Sequence[SamplingMessage]) -> None:
@@ -211,6 +278,7 @@ class Sample(MCPQuestion):
         model_preferences: ModelPreferences | None = None,
         tools: Sequence[Tool] | None = None,
         tool_choice: ToolChoice | None = None,
+        fallback: Fallback | None = None,
     ) -> None:
         if include_context not in (None, "none"):
             warnings.warn(
@@ -233,6 +301,14 @@ class Sample(MCPQuestion):
             tool_choice=tool_choice,
         )
         self._render: dict[str, Any] = self.params.model_dump(mode="json", by_alias=True, exclude_none=True)
+        self._fallback = _checked_fallback("Sample", fallback, self._result_type())
+
+    @property
+    def subject(self) -> str:
+        return "a request to the client's LLM (sampling)"
+
+    def _result_type(self) -> type[BaseModel]:
+        return CreateMessageResultWithTools if self.uses_tools else CreateMessageResult
 
     @property
     def uses_tools(self) -> bool:
@@ -242,8 +318,9 @@ class Sample(MCPQuestion):
         return self._render
 
     def resolve_answer(self, payload: Any) -> Any:
-        result_type = CreateMessageResultWithTools if self.uses_tools else CreateMessageResult
-        return _validated_result(result_type, payload)
+        if isinstance(payload, FallbackAnswer):
+            return payload.value
+        return _validated_result(self._result_type(), payload)
 
     def missing_capability(self, capabilities: ClientCapabilities | None) -> MissingCapability | None:
         sampling = capabilities.sampling if capabilities else None
@@ -264,10 +341,19 @@ class ListRoots(MCPQuestion):
     method: ClassVar[str] = "roots/list"
     _RENDER: ClassVar[Mapping[str, Any]] = {}
 
+    def __init__(self, *, fallback: Fallback | None = None) -> None:
+        self._fallback = _checked_fallback("ListRoots", fallback, ListRootsResult)
+
+    @property
+    def subject(self) -> str:
+        return "a request for the client's roots"
+
     def render(self) -> Mapping[str, Any]:
         return self._RENDER
 
     def resolve_answer(self, payload: Any) -> Any:
+        if isinstance(payload, FallbackAnswer):
+            return payload.value
         return _validated_result(ListRootsResult, payload)
 
     def missing_capability(self, capabilities: ClientCapabilities | None) -> MissingCapability | None:

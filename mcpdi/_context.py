@@ -24,12 +24,14 @@ from mcpdi._asking import (
     AnswerRejected,
     Elicit,
     ElicitationResult,
+    Fallback,
     ListRoots,
     MCPQuestion,
     RejectedAnswer,
     Sample,
 )
-from mcpdi.lowlevel._errors import MISSING_CAPABILITY, MCPError
+from mcpdi._fallbacks import NO_BACK_CHANNEL, fall_back, missing_reason
+from mcpdi.lowlevel._errors import MISSING_CAPABILITY, MCPError, NoBackChannel
 
 if TYPE_CHECKING:
     from mcpdi._server import MCPServer
@@ -169,19 +171,38 @@ class Context(Generic[LifespanT]):
         `ListRoots()` from a resolver instead, or return an `InputRequiredResult` yourself.
         """
         request = self.request_context
-        if request.era == "legacy":
-            error = missing_capability_error(question, request.client_capabilities, "this request")
+        asker = f"ctx.ask({question!r})"
+        # No capabilities: a connection without `initialize` (a session-less HTTP endpoint),
+        # where sending tells whether the request can reach the client.
+        capabilities = request.client_capabilities if request.era == "legacy" else None
+        missing = question.missing_capability(capabilities) if capabilities is not None else None
+        if missing is not None:
+            fallback = fall_back(None, question, missing_reason(missing.name), asker=asker)
+            if fallback is not None:
+                return question.resolve_answer(fallback)
+            error = missing_capability_error(question, capabilities, "this request")
             if error is not None:
                 raise error
-        payload = await request.send_request(question.method, question.wire_params(modern=False))
+        try:
+            payload = await request.send_request(question.method, question.wire_params(modern=False))
+        except NoBackChannel:
+            fallback = fall_back(None, question, NO_BACK_CHANNEL, asker=asker)
+            if fallback is None:
+                raise
+            return question.resolve_answer(fallback)
         answer = question.resolve_answer(payload)
         if isinstance(answer, RejectedAnswer):
             raise AnswerRejected(f"The client's answer to {question!r} {answer.reason}")
         return answer
 
-    async def elicit(self, message: str, schema: type[ModelT]) -> ElicitationResult[ModelT]:
-        """Ask the person at the host to fill in `schema` and return the outcome."""
-        return await self.ask(Elicit(message, schema))
+    async def elicit(
+        self, message: str, schema: type[ModelT], *, fallback: Fallback | None = None
+    ) -> ElicitationResult[ModelT]:
+        """Ask the person at the host to fill in `schema` and return the outcome.
+
+        `fallback` decides when the client cannot answer, as for `Elicit` from a resolver.
+        """
+        return await self.ask(Elicit(message, schema, fallback=fallback))
 
     async def sample(
         self,
@@ -196,6 +217,7 @@ class Context(Generic[LifespanT]):
         model_preferences: ModelPreferences | None = None,
         tools: Sequence[Tool] | None = None,
         tool_choice: ToolChoice | None = None,
+        fallback: Fallback | None = None,
     ) -> CreateMessageResult:
         """Ask the client's LLM for a completion (a plain string is one user message)."""
         if isinstance(messages, str):
@@ -215,9 +237,10 @@ class Context(Generic[LifespanT]):
             model_preferences=model_preferences,
             tools=tools,
             tool_choice=tool_choice,
+            fallback=fallback,
         )
         return await self.ask(question)
 
-    async def list_roots(self) -> ListRootsResult:
+    async def list_roots(self, *, fallback: Fallback | None = None) -> ListRootsResult:
         """Ask the client for its roots."""
-        return await self.ask(ListRoots())
+        return await self.ask(ListRoots(fallback=fallback))

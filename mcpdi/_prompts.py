@@ -49,11 +49,12 @@ def compile_prompt(
     description: str | None,
     icons: list[Icon] | None,
     localns: Mapping[str, Any] | None,
+    validate_resolvers: bool = False,
 ) -> RegisteredPrompt:
     """Compile `fn` into a prompt; resolved and Context parameters are not prompt arguments."""
     fn_name = function_name(fn)
     prompt_name = published_name(fn, name, "prompt")
-    plan = compile_mcp_plan(fn, prompt_name, localns)
+    plan = compile_mcp_plan(fn, prompt_name, localns, validate_resolvers=validate_resolvers)
     model = build_arguments_model(
         f"{fn_name}Arguments", plan.arguments, owner=prompt_name, location=plan.location
     )

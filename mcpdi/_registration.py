@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
+from mcpdi._adapters import adapt_edge
+from mcpdi._checks import ArgumentCheck, check_arguments, check_boundaries, check_questions
 from mcpdi._context import Context
-from mcpdi._edges import adapt_edge, check_questions
-from mcpdi.engine import Plan, compile_plan
+from mcpdi.engine import Answer, AskCallback, Plan, RunFunction, compile_plan
 
 __all__ = ("compile_mcp_plan", "function_name", "published_name")
 
@@ -26,8 +29,38 @@ def published_name(fn: Callable[..., Any], name: str | None, decorator: str) -> 
     return name or fn_name
 
 
-def compile_mcp_plan(fn: Callable[..., Any], name: str, localns: Mapping[str, Any] | None) -> Plan:
-    """`compile_plan` with `Context` injected and MCP's edges, then the resolvers' questions checked."""
-    plan = compile_plan(fn, context_types=(Context,), adapt=adapt_edge, localns=localns, name=name)
-    check_questions(plan, localns)
-    return plan
+def compile_mcp_plan(
+    fn: Callable[..., Any],
+    name: str,
+    localns: Mapping[str, Any] | None,
+    *,
+    validate_resolvers: bool = False,
+) -> Plan:
+    """`compile_plan` with `Context` injected and MCP's edges, then the resolvers' contract checked.
+
+    `validate_resolvers=True` checks every resolver's results as `Resolve(fn, validate=True)` does.
+    """
+    adapt = partial(adapt_edge, validate_all=validate_resolvers) if validate_resolvers else adapt_edge
+    plan = compile_plan(fn, context_types=(Context,), adapt=adapt, localns=localns, name=name)
+    check_questions(plan)
+    checks = check_boundaries(plan)
+    if not checks:
+        return plan
+    return replace(plan, run=_checking(plan.run, checks), resolve=_checking(plan.resolve, checks))
+
+
+def _checking(run: RunFunction, checks: tuple[ArgumentCheck, ...]) -> RunFunction:
+    """`run` that first checks the arguments resolvers take with a narrower type than the root."""
+
+    async def run_checked(
+        arguments: Mapping[str, Any],
+        context: Mapping[type, Any] | None = None,
+        answers: Mapping[str, Answer] | None = None,
+        ask: AskCallback | None = None,
+    ) -> Any:
+        check_arguments(checks, arguments)
+        if context is None:
+            return await run(arguments, answers=answers, ask=ask)
+        return await run(arguments, context, answers, ask)
+
+    return run_checked

@@ -76,11 +76,12 @@ def compile_resource(
     mime_type: str | None,
     icons: list[Icon] | None,
     localns: Mapping[str, Any] | None,
+    validate_resolvers: bool = False,
 ) -> RegisteredResource:
     """Compile `fn` into a resource, or a template when `uri` has `{parameters}`."""
     fn_name = function_name(fn)
     resource_name = name or fn_name
-    plan = compile_mcp_plan(fn, resource_name, localns)
+    plan = compile_mcp_plan(fn, resource_name, localns, validate_resolvers=validate_resolvers)
     in_uri = _PARAMETER.findall(uri)
     taken = [argument.name for argument in plan.arguments]
     if sorted(in_uri) != sorted(taken):

@@ -20,6 +20,7 @@ from mcp_types import InputRequiredResult
 from mcpdi._asking import MCPQuestion
 from mcpdi._context import Context, missing_capability_error
 from mcpdi._errors import ToolError
+from mcpdi._fallbacks import NO_BACK_CHANNEL, fallback_answers, missing_reason, resolver_fall_back
 from mcpdi._state import Binding, InvalidRequestState, RequestStateSecurity
 from mcpdi.engine import Answer, Asked, NeedsInput, Plan
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError, NoBackChannel
@@ -122,7 +123,7 @@ async def run_modern(
     """One round: the root's result, or `Pending` with the questions of this round."""
     if request_state is None:
         # A first round: nothing was asked yet, so no answer can count.
-        first = await plan.run(arguments, {Context: ctx}, {})
+        first = await _run_with_fallbacks(plan, arguments, ctx, {})
         if not isinstance(first, NeedsInput):
             return first
         return Pending(_ask_round(first, ctx, {}, {}, {}, target.binding(ctx), security))
@@ -150,10 +151,29 @@ async def run_modern(
         fields = _as_mapping(record)
         if "q" in fields:
             answers[key] = Answer(str(fields["q"]), fields.get("p"))
-    result = await plan.run(arguments, {Context: ctx}, answers)
+    result = await _run_with_fallbacks(plan, arguments, ctx, answers)
     if not isinstance(result, NeedsInput):
         return result
     return Pending(_ask_round(result, ctx, outcomes, asked, churn, target.binding(ctx), security))
+
+
+async def _run_with_fallbacks(
+    plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any], answers: Mapping[str, Answer]
+) -> Any:
+    """Run the round; questions the client cannot answer but whose fallback can are answered here.
+
+    Each pass answers at least one more step, so there are at most as many passes as steps.
+    """
+    result = await plan.run(arguments, {Context: ctx}, answers)
+    for _ in plan.steps:
+        if not isinstance(result, NeedsInput):
+            break
+        fallbacks = fallback_answers(plan.name, result, ctx.client_capabilities)
+        if not fallbacks:
+            break
+        answers = {**answers, **fallbacks}
+        result = await plan.run(arguments, {Context: ctx}, answers)
+    return result
 
 
 def _ask_round(
@@ -226,10 +246,15 @@ async def run_legacy(plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any]
         if item.digest in answered:  # the same question from another resolver
             return answered[item.digest]
         question = _mcp_question(item)
-        if ctx.era is not None:
-            error = missing_capability_error(
-                question, ctx.client_capabilities, f"resolver {item.step.name!r}"
-            )
+        # Capabilities are unknown (None) on a connection that saw no `initialize`, such as a
+        # session-less HTTP endpoint: the request itself then tells whether it can be carried.
+        capabilities = ctx.client_capabilities if ctx.era is not None else None
+        missing = question.missing_capability(capabilities) if capabilities is not None else None
+        if missing is not None:
+            fallback = resolver_fall_back(plan.name, item, question, missing_reason(missing.name))
+            if fallback is not None:
+                return fallback
+            error = missing_capability_error(question, capabilities, f"resolver {item.step.name!r}")
             if error is not None:
                 raise error
         token = ASKING.set(item.key)
@@ -238,6 +263,9 @@ async def run_legacy(plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any]
                 question.method, question.wire_params(modern=False)
             )
         except NoBackChannel as error:
+            fallback = resolver_fall_back(plan.name, item, question, NO_BACK_CHANNEL)
+            if fallback is not None:
+                return fallback
             msg = (
                 f"Resolver {item.step.name!r} needs to ask the client ({question.method}), but this "
                 "connection cannot carry requests to the client; connect over stdio or a streaming "

@@ -73,6 +73,8 @@ class MCPServer(Generic[LifespanT]):
     is compiled at registration, so a mistake raises `InvalidSignature` before any client
     connects. `request_state` seals the multi-round state of protocol 2026-07-28; give it
     shared keys (`RequestStateSecurity(keys=[...])`) when several processes serve one name.
+    `validate_resolvers=True` checks every resolver's result against the annotation of the
+    parameter it fills, as `Resolve(fn, validate=True)` does for one resolver.
     """
 
     def __init__(
@@ -87,11 +89,13 @@ class MCPServer(Generic[LifespanT]):
         icons: list[Icon] | None = None,
         lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None = None,
         request_state: RequestStateSecurity | None = None,
+        validate_resolvers: bool = False,
     ) -> None:
         self.name = name or "mcpdi"
         self.instructions = instructions
         self.request_state = request_state if request_state is not None else RequestStateSecurity()
         self._lifespan = lifespan
+        self._validate_resolvers = validate_resolvers
         self._tools: dict[str, RegisteredTool] = {}
         self._prompts: dict[str, RegisteredPrompt] = {}
         self._resources: dict[str, RegisteredResource] = {}
@@ -211,6 +215,7 @@ class MCPServer(Generic[LifespanT]):
             meta=meta,
             structured_output=structured_output,
             localns=localns,
+            validate_resolvers=self._validate_resolvers,
         )
         if tool.name in self._tools:
             logger.warning("tool %r registered again; the new definition replaces the old one", tool.name)
@@ -235,7 +240,13 @@ class MCPServer(Generic[LifespanT]):
 
         def register(fn: FnT) -> FnT:
             prompt = compile_prompt(
-                fn, name=name, title=title, description=description, icons=icons, localns=localns
+                fn,
+                name=name,
+                title=title,
+                description=description,
+                icons=icons,
+                localns=localns,
+                validate_resolvers=self._validate_resolvers,
             )
             self._prompts[prompt.name] = prompt
             return fn
@@ -268,6 +279,7 @@ class MCPServer(Generic[LifespanT]):
                 mime_type=mime_type,
                 icons=icons,
                 localns=localns,
+                validate_resolvers=self._validate_resolvers,
             )
             self._resources[resource.uri] = resource
             return fn

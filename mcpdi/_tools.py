@@ -21,8 +21,8 @@ from pydantic import ValidationError
 
 from mcpdi._arguments import ArgumentsModel, build_arguments_model, dump_arguments, pre_parse_json
 from mcpdi._asking import AnswerRejected
+from mcpdi._checks import check_hidden_headers
 from mcpdi._context import Context
-from mcpdi._edges import check_hidden_headers, return_annotation
 from mcpdi._errors import ElicitationRefused, ToolError
 from mcpdi._output import Output, plan_output, returns_input_required
 from mcpdi._registration import compile_mcp_plan, function_name, published_name
@@ -64,12 +64,13 @@ def compile_tool(
     meta: dict[str, Any] | None,
     structured_output: bool | None,
     localns: Mapping[str, Any] | None,
+    validate_resolvers: bool = False,
 ) -> RegisteredTool:
     """Compile `fn` into a tool; every mistake raises `InvalidSignature` here, not at call time."""
     fn_name = function_name(fn)
     tool_name = published_name(fn, name, "tool")
-    plan = compile_mcp_plan(fn, tool_name, localns)
-    check_hidden_headers(plan, "Tool", tool_name, localns)
+    plan = compile_mcp_plan(fn, tool_name, localns, validate_resolvers=validate_resolvers)
+    check_hidden_headers(plan, "Tool", tool_name)
     arguments_model = build_arguments_model(
         f"{fn_name}Arguments", plan.arguments, owner=tool_name, location=plan.location
     )
@@ -78,7 +79,7 @@ def compile_tool(
     if reason is not None:
         msg = f"Tool {tool_name!r} has an invalid x-mcp-header annotation: {reason}"
         raise InvalidSignature(msg, function=fn)
-    returns = return_annotation(fn, localns)
+    returns = plan.hints.get("return", Any)
     if plan.steps and returns_input_required(returns):
         msg = (
             f"Tool {tool_name!r} combines Resolve(...) parameters with an InputRequiredResult return; "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 from mcpdi.engine._annotations import context_type_of, misplaced_marker, top_level_markers
 from mcpdi.engine._callables import (
@@ -150,7 +150,7 @@ class _Analyser:
                 "with named parameters."
             )
             raise InvalidSignature(msg, function=info.fn, parameter=name)
-        hint = info.hints.get(name, parameter.annotation)
+        hint = _with_default_marker(info, parameter, info.hints.get(name, parameter.annotation))
         misplaced = misplaced_marker(hint)
         if misplaced == "union":
             msg = (
@@ -199,6 +199,28 @@ class _Analyser:
             "annotate it as Annotated[T, Resolve(fn)]."
         )
         raise InvalidSignature(msg, function=info.fn, parameter=name)
+
+
+def _with_default_marker(info: CallableInfo, parameter: inspect.Parameter, hint: Any) -> Any:
+    """Read `p: T = Resolve(fn)` as `p: Annotated[T, Resolve(fn)]`; refuse a bare `p: Resolve(fn)`.
+
+    The default form is FastAPI's habit. Read as a default, it would publish `p` to the caller
+    (a client could fill it and pose as someone else), so it means exactly the annotated form.
+    """
+    name = parameter.name
+    if isinstance(hint, Resolve):
+        msg = (
+            f"Parameter {name!r} of {info.name!r} ({info.location}) is annotated with "
+            f"Resolve({display_name(hint.fn)}) itself, which is a marker, not a type. Write "
+            f"`{name}: Annotated[T, Resolve({display_name(hint.fn)})]` with T the type the resolver returns."
+        )
+        raise InvalidSignature(msg, function=info.fn, parameter=name)
+    marker = parameter.default
+    if not isinstance(marker, Resolve):
+        return hint
+    if hint is inspect.Parameter.empty:
+        hint = Any
+    return Annotated[hint, marker]
 
 
 def analyse(

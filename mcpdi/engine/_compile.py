@@ -30,6 +30,11 @@ def wire_key(plan_name: str, qualname: str, ordinal: int) -> str:
     return "r" + hashlib.sha256(f"{plan_name}\0{qualname}\0{ordinal}".encode()).hexdigest()[:10]
 
 
+def returned_type(fn: Callable[..., Any], hints: Mapping[str, Any]) -> Any:
+    """What a resolver gives: a class gives its instances, a function its return hint (`Any` if none)."""
+    return fn if isinstance(fn, type) else hints.get("return", Any)
+
+
 def may_ask(fn: Callable[..., Any], hints: Mapping[str, Any]) -> bool:
     """Whether a resolver's result needs the question check on every call.
 
@@ -90,6 +95,8 @@ def compile_plan(
             bindings=bindings_of(node, key),
             first_consumer=node.first_consumer,
             may_ask=may_ask(node.info.fn, node.info.hints),
+            hints=node.info.hints,
+            returns=returned_type(node.info.fn, node.info.hints),
         )
     root = analysis.root
     root_bindings = bindings_of(root, None)
@@ -125,6 +132,7 @@ def _binding(
         annotation=param.annotation,
         metadata=param.metadata,
         provider=provider,
+        validate=param.provider.validate,
     )
     adapter = adapt(edge) if adapt is not None else None
     return Binding(parameter.name, "resolved", positional, edge=edge, adapter=adapter)
@@ -196,6 +204,7 @@ def _build(
         run=cast("RunFunction", run),
         resolve=cast("RunFunction", functools.partial(run, collect=True)),
         source=source,
+        hints=root.info.hints,
     )
     namespace["_PLAN"] = plan
     return plan

@@ -14,6 +14,7 @@ from mcpdi.engine._question import Answer, Asked, NeedsInput
 Source = Literal["argument", "context", "resolved"]
 AskCallback = Callable[[Asked], Awaitable[Any]]
 EMPTY_CONTEXT: Mapping[type, Any] = MappingProxyType({})
+EMPTY_HINTS: Mapping[str, Any] = MappingProxyType({})
 
 
 class RunFunction(Protocol):
@@ -64,6 +65,7 @@ class Edge:
     annotation: Any  # T of Annotated[T, Resolve(fn)]
     metadata: tuple[Any, ...]  # the other Annotated extras, in order
     provider: Step
+    validate: bool = False  # Resolve(fn, validate=True): the host checks the provider's values
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +97,9 @@ class Step:
     bindings: tuple[Binding, ...] = field(repr=False)
     first_consumer: str  # the parameter through which the step was first reached
     may_ask: bool = True  # False when the return annotation names a class outside the Question family
+    # The type hints as compile read them, and what the step gives: its return hint, or a class.
+    hints: Mapping[str, Any] = field(default_factory=lambda: EMPTY_HINTS, repr=False, compare=False)
+    returns: Any = field(default=Any, repr=False, compare=False)
 
     @property
     def edges(self) -> tuple[Edge, ...]:
@@ -123,6 +128,8 @@ class Plan:
     run: RunFunction = field(repr=False, compare=False)
     resolve: RunFunction = field(repr=False, compare=False)
     source: str = field(repr=False, compare=False)  # the generated code, for reading and debugging
+    # The root's type hints as compile read them (hosts read these instead of the signature again).
+    hints: Mapping[str, Any] = field(default_factory=lambda: EMPTY_HINTS, repr=False, compare=False)
 
     async def call(
         self,

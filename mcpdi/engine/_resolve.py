@@ -13,7 +13,10 @@ class Resolve:
 
     `inline=True` calls a sync `fn` on the event-loop thread instead of a worker thread
     (for cheap, non-blocking resolvers); it has no effect on async resolvers.
+    `validate=True` asks the host to check each value `fn` returns against the parameter's
+    annotation before handing it over (`Edge.validate`; the engine itself checks nothing).
     """
 
     fn: Callable[..., Any]
     inline: bool = field(default=False, kw_only=True)
+    validate: bool = field(default=False, kw_only=True)

@@ -8,10 +8,13 @@ from pydantic import BaseModel
 
 from mcpdi import (
     AcceptedElicitation,
+    AskModel,
     CancelledElicitation,
     Context,
     DeclinedElicitation,
+    Default,
     Elicit,
+    ListRoots,
     MCPServer,
     Resolve,
 )
@@ -34,6 +37,15 @@ def greet(who: Annotated[Name, Resolve(ask)]) -> str:
 
 
 assert_type(Elicit("Name?", Name), Elicit[Name])
+assert_type(Elicit("Name?", Name, fallback=Default(Name(name="guest"))), Elicit[Name])
+assert_type(Elicit("Name?", Name, fallback=AskModel(argument="name", hint="Any name.")), Elicit[Name])
+assert_type(ListRoots(fallback=Default(ListRootsResult(roots=[]))), ListRoots)
+assert_type(MCPServer("Checked", validate_resolvers=True), MCPServer)
+
+
+@mcp.tool()
+def checked(who: Annotated[Name, Resolve(ask, validate=True)]) -> str:
+    return who.name
 
 
 async def body(ctx: Context) -> None:

@@ -1,0 +1,136 @@
+"""What each consumer of a resolver receives: the data or the whole outcome, checked on request."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from functools import partial
+from typing import Any, get_args, get_origin
+
+from pydantic import ConfigDict, PydanticUserError, TypeAdapter, ValidationError
+
+from mcpdi._annotations import is_union, strip_annotated
+from mcpdi._asking import (
+    OUTCOME_TYPES,
+    AcceptedElicitation,
+    AnswerRejected,
+    ElicitationResult,
+    RejectedAnswer,
+)
+from mcpdi._boundary import describe_type, outcome_data
+from mcpdi._errors import ElicitationRefused
+from mcpdi.engine import Adapter, Edge, InvalidSignature
+
+__all__ = ("InvalidResolverResult", "adapt_edge", "strict_checker", "wants_outcome")
+
+logger = logging.getLogger("mcpdi")
+
+_ARBITRARY = ConfigDict(arbitrary_types_allowed=True)
+
+
+class InvalidResolverResult(TypeError):
+    """A resolver checked with `validate=True` returned a value its consumer's annotation refuses.
+
+    The server's fault, not the client's: logged, and the client only learns that the call failed.
+    """
+
+
+def wants_outcome(annotation: Any) -> bool:
+    """`ElicitationResult[T]`, one of its members, or a union of members: the consumer branches."""
+    bare = strip_annotated(annotation)
+    if bare is ElicitationResult or get_origin(bare) is ElicitationResult:
+        return True
+    if is_union(bare):
+        arms = [a for a in get_args(bare) if a is not type(None)]
+        return bool(arms) and all(wants_outcome(a) for a in arms)
+    return isinstance(bare, type) and issubclass(bare, OUTCOME_TYPES)
+
+
+def strict_checker(annotation: Any) -> TypeAdapter[Any] | None:
+    """A strict pydantic validator of `annotation` (classes it does not know: by isinstance).
+
+    None when pydantic cannot build one (a checker is then impossible, not skipped silently:
+    callers decide).
+    """
+    try:
+        return TypeAdapter(annotation, config=_ARBITRARY)
+    except PydanticUserError:  # models, dataclasses and TypedDicts carry their own config
+        pass
+    except Exception:  # pydantic raises several kinds for types it cannot handle
+        return None
+    try:
+        return TypeAdapter(annotation)
+    except Exception:
+        return None
+
+
+def _check(resolver: str, value: Any) -> Any:
+    if isinstance(value, RejectedAnswer):
+        raise AnswerRejected(f"Resolver {resolver!r} {value.reason}")
+    return value
+
+
+def _as_outcome(value: Any) -> Any:
+    if isinstance(value, OUTCOME_TYPES):
+        return value
+    return AcceptedElicitation[Any](data=value)
+
+
+def _answered_outcome(resolver: str, value: Any) -> Any:
+    return _as_outcome(_check(resolver, value))
+
+
+def _unwrap(resolver: str, parameter: str, value: Any) -> Any:
+    value = _check(resolver, value)
+    if isinstance(value, AcceptedElicitation):
+        return value.data  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+    if isinstance(value, OUTCOME_TYPES):
+        raise ElicitationRefused(parameter, str(value.action))  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownArgumentType]
+    return value
+
+
+def _validated(checker: TypeAdapter[Any], where: str, wanted: str, value: Any) -> Any:
+    if isinstance(value, OUTCOME_TYPES):
+        return value  # a resolver may hand over an outcome itself; its data was checked when answered
+    try:
+        checker.validate_python(value, strict=True)
+    except ValidationError as error:
+        problem = error.errors(include_url=False)[0]["msg"] if error.error_count() else str(error)
+        msg = f"{where} returned {type(value).__qualname__}, but the parameter takes {wanted}: {problem}"
+        raise InvalidResolverResult(msg) from None
+    return value
+
+
+def _then(first: Callable[[Any], Any], second: Callable[[Any], Any], value: Any) -> Any:
+    return second(first(value))
+
+
+def _result_check(edge: Edge, data: Any) -> Callable[[Any], Any]:
+    checker = strict_checker(data)
+    where = (
+        f"Resolver {edge.provider.name!r} ({edge.provider.location}) feeding parameter "
+        f"{edge.parameter!r} of {edge.consumer!r}"
+    )
+    if checker is None:
+        msg = (
+            f"{where} is to be validated, but pydantic cannot check {describe_type(data)}; "
+            "annotate the parameter with a type pydantic can validate, or drop validate=True"
+        )
+        raise InvalidSignature(msg, function=edge.provider.fn, parameter=edge.parameter)
+    return partial(_validated, checker, where, describe_type(data))
+
+
+def adapt_edge(edge: Edge, *, validate_all: bool = False) -> Adapter:
+    """An outcome consumer gets every value as an outcome; any other consumer gets the data.
+
+    With `Resolve(fn, validate=True)` (or the server's `validate_resolvers=True`), a value the
+    resolver returned is checked against the consumer's annotation before it is handed over.
+    """
+    resolver = edge.provider.name
+    outcome = wants_outcome(edge.annotation)
+    data = outcome_data(edge.annotation) if outcome else edge.annotation
+    check = _result_check(edge, data) if (edge.validate or validate_all) else None
+    if outcome:
+        plain: Callable[[Any], Any] = _as_outcome if check is None else partial(_then, check, _as_outcome)
+        return Adapter(plain=plain, answered=partial(_answered_outcome, resolver))
+    return Adapter(plain=check, answered=partial(_unwrap, resolver, edge.parameter))
