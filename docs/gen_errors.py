@@ -27,11 +27,38 @@ REGISTRATION_TESTS = (
     "tests/mcpserver/test_registration_errors.py",
     "tests/mcpserver/test_seed_header_parameters.py",
     "tests/engine/test_engine_signatures.py",
+    "tests/mcpserver/test_default_form.py",
+    "tests/mcpserver/test_typed_boundary.py",
+    "tests/mcpserver/test_elicit_models.py",
 )
 
 # The fix for each registration mistake, keyed by the test (or the offending function) that
 # pins its text. A pinned case without an entry here fails `tests/test_docs.py`.
 FIXES: dict[str, str] = {
+    "test_a_bare_resolve_annotation_names_the_fix": (
+        "Write `user: Annotated[User, Resolve(load_user)]` (or `user: User = Resolve(load_user)`); "
+        "`Resolve(...)` is a marker, not a type."
+    ),
+    "test_a_default_marker_next_to_an_annotated_marker_is_two_resolvers": (
+        "Keep one marker: either `Annotated[T, Resolve(fn)]` or the default `= Resolve(fn)`."
+    ),
+    "test_a_resolver_whose_result_cannot_fit_is_refused": (
+        "Make the resolver return what the parameter takes, or annotate the parameter with what "
+        "the resolver returns."
+    ),
+    "test_a_mismatch_between_two_resolvers_names_the_consuming_resolver": (
+        "Make the named resolver return what its consumer takes, or change the consumer's annotation."
+    ),
+    "test_a_resolver_taking_an_argument_as_another_type_is_refused": (
+        "Annotate the resolver's parameter with the tool argument's type (or a broader one)."
+    ),
+    "test_an_elicit_of_something_other_than_a_flat_model_is_refused": (
+        "Ask with a pydantic model whose fields are strings, numbers, booleans or enums: "
+        "`Elicit(message, MyModel)`."
+    ),
+    "test_validating_a_type_pydantic_cannot_check_is_refused_at_registration": (
+        "Drop `validate=True` for this resolver, or return a type pydantic can validate."
+    ),
     "test_a_resolver_parameter_that_cannot_be_filled_is_named": (
         "Give the resolver only parameters mcpdi can fill: a tool argument of the same name, "
         "the `Context`, or another `Annotated[T, Resolve(fn)]`."
@@ -268,9 +295,44 @@ def strip_checker_comments(line: str) -> str:
     return re.sub(r"\s+#\s*(pyright|type|noqa):.*$", "", line)
 
 
-def body_without_pins(module: Module, test: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    lines = [module.segment(statement) for statement in test.body if not has_snapshot(statement)]
+def body_without_pins(
+    module: Module, test: ast.FunctionDef | ast.AsyncFunctionDef, pinned: set[str] | None = None
+) -> str:
+    lines = [
+        module.segment(statement)
+        for statement in test.body
+        if not has_snapshot(statement) and not (pinned and pinned & set(names_in(statement)))
+    ]
     return "\n".join(lines).replace("\n    ", "\n").removeprefix("    ")
+
+
+class _Unsnapshot(ast.NodeTransformer):
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        if isinstance(node.func, ast.Name) and node.func.id == "snapshot" and len(node.args) == 1:
+            return self.visit(node.args[0])
+        return self.generic_visit(node)
+
+
+def first_parametrized_row(test: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, set[str]] | None:
+    """`a, b = <first row>` for a test parametrised by a literal table, and the names bound to pins.
+
+    The pinned values are left out of the binding: the page shows them as the message.
+    """
+    for decorator in test.decorator_list:
+        if not (isinstance(decorator, ast.Call) and ast.unparse(decorator.func) == "pytest.mark.parametrize"):
+            continue
+        names, rows = decorator.args[:2]
+        if not isinstance(rows, ast.List | ast.Tuple) or not rows.elts:
+            return None
+        targets = ast.literal_eval(names)
+        targets = [part.strip() for part in targets.split(",")] if isinstance(targets, str) else list(targets)
+        first = rows.elts[0]
+        values = first.elts if isinstance(first, ast.Tuple) else [first]
+        pinned = {name for name, value in zip(targets, values, strict=True) if has_snapshot(value)}
+        kept = [(name, value) for name, value in zip(targets, values, strict=True) if name not in pinned]
+        binding = "\n".join(f"{name} = {ast.unparse(_Unsnapshot().visit(value))}" for name, value in kept)
+        return binding, pinned
+    return None
 
 
 def registration_cases() -> Iterator[Registration]:
@@ -299,7 +361,10 @@ def registration_cases() -> Iterator[Registration]:
                     continue
                 used = [d for d in module.used_definitions([node]) if d is not node]
                 parts = [module.segment(d) for d in used]
-                body = body_without_pins(module, node)
+                row = first_parametrized_row(node)
+                body = body_without_pins(module, node, row[1] if row else None)
+                if row is not None:
+                    body = f"{row[0]}\n{body}"
                 if body.strip():
                     parts.append(body)
                 code = module.with_imports("\n\n\n".join(parts))
