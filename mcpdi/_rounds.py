@@ -1,10 +1,7 @@
 """Running one call's plan: asking mid-call (handshake era) or in sealed rounds (2026-07-28).
 
-The 2026-07-28 inner state, sealed in `requestState`:
-`{"v": 1, "outcomes": {key: {"q": digest, "p": payload}}, "asked": {key: digest}, "churn": {key: n}}`.
-`asked` holds the questions handed out last round; an answer counts only if the live question
-still has that digest, and a recorded outcome wins over anything sent again for its key.
-`churn` counts the rounds in which a key was asked with a different question than before.
+What a round carries to the next is a `RoundState` (`mcpdi._round_state`), sealed in
+`requestState`.
 """
 
 from __future__ import annotations
@@ -20,7 +17,8 @@ from mcp_types import InputRequiredResult
 from mcpdi._asking import MCPQuestion
 from mcpdi._context import Context, missing_capability_error
 from mcpdi._errors import ToolError
-from mcpdi._state import Binding, InvalidRequestState, RequestStateSecurity
+from mcpdi._round_state import BodyState, Outcome, RoundState
+from mcpdi._state import CallBinding, InvalidRequestState, RequestStateSecurity
 from mcpdi.engine import Answer, Asked, NeedsInput, Plan
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError, NoBackChannel
 
@@ -31,7 +29,7 @@ __all__ = (
     "Pending",
     "RoundParams",
     "open_body_state",
-    "run_legacy",
+    "run_asking_inline",
     "run_modern",
     "run_request",
     "seal_body_state",
@@ -42,7 +40,6 @@ logger = logging.getLogger("mcpdi")
 ASKING: ContextVar[str | None] = ContextVar("mcpdi_asking", default=None)
 """The key of the question being sent mid-call (handshake era), for in-memory clients."""
 
-STATE_VERSION = 1
 MAX_CHANGED_ROUNDS = 8
 
 
@@ -62,9 +59,9 @@ class CallTarget:
     raw_arguments: Mapping[str, Any] | None
     audience: str
 
-    def binding(self, ctx: Context[Any]) -> Binding:
+    def binding(self, ctx: Context[Any]) -> CallBinding:
         principal = ctx.request_context.principal if ctx.era is not None else None
-        return Binding.of(
+        return CallBinding.of(
             self.method,
             self.name,
             self.raw_arguments,
@@ -88,18 +85,21 @@ def invalid_state(reason: str) -> MCPError:
     return MCPError(INVALID_PARAMS, "Invalid or expired requestState", {"reason": "invalid_request_state"})
 
 
-def open_state(security: RequestStateSecurity, token: str | None, binding: Binding) -> dict[str, Any]:
-    """The inner state of the call's token; `{}` on the first round. Raises the -32602 error."""
-    if token is None:
-        return {}
+def open_state(security: RequestStateSecurity, token: str, binding: CallBinding) -> dict[str, Any]:
+    """The inner state of the call's token. Raises the -32602 error."""
     try:
         return security.open(token, binding)
     except InvalidRequestState as error:
         raise invalid_state(error.reason) from None
 
 
-def _as_mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
+def open_round_state(security: RequestStateSecurity, token: str, binding: CallBinding) -> RoundState:
+    """The resolver-driven state of the call's token. Raises the -32602 error."""
+    inner = open_state(security, token, binding)
+    try:
+        return RoundState.parse(inner)
+    except InvalidRequestState as error:
+        raise invalid_state(error.reason) from None
 
 
 def _payload_of(response: Any) -> Any:
@@ -107,6 +107,25 @@ def _payload_of(response: Any) -> Any:
     if callable(dump):
         return dump(mode="json", by_alias=True, exclude_none=True)
     return response
+
+
+def record_responses(state: RoundState, responses: Mapping[str, Any]) -> dict[str, Outcome]:
+    """The outcomes after this round's responses: one per question asked last round, at most.
+
+    Identical questions from different resolvers were asked once, under the first key, so a
+    response under that key answers all of them.
+    """
+    outcomes = dict(state.outcomes)
+    first_key_of: dict[str, str] = {}
+    for key, digest in state.asked.items():
+        first_key_of.setdefault(digest, key)
+    for key, digest in state.asked.items():
+        if key in outcomes:
+            continue
+        response = responses.get(key, responses.get(first_key_of[digest]))
+        if response is not None:
+            outcomes[key] = Outcome(digest, _payload_of(response))
+    return outcomes
 
 
 async def run_modern(
@@ -121,59 +140,40 @@ async def run_modern(
 ) -> Any:
     """One round: the root's result, or `Pending` with the questions of this round."""
     if request_state is None:
-        # A first round: nothing was asked yet, so no answer can count.
+        # A first round: nothing was asked yet, so no answer can count (and the hot path
+        # computes no arguments digest unless it asks).
         first = await plan.run(arguments, {Context: ctx}, {})
         if not isinstance(first, NeedsInput):
             return first
-        return Pending(_ask_round(first, ctx, {}, {}, {}, target.binding(ctx), security))
-    inner = open_state(security, request_state, target.binding(ctx))
-    if inner.get("v") != STATE_VERSION:
-        inner = {}  # a state from another version of this layer: start over, ask again
-    outcomes: dict[str, Any] = dict(_as_mapping(inner.get("outcomes")))
-    asked: Mapping[str, Any] = _as_mapping(inner.get("asked"))
-    churn: dict[str, int] = {k: v for k, v in _as_mapping(inner.get("churn")).items() if isinstance(v, int)}
-    responses = input_responses or {}
-
-    # Identical questions from different resolvers were asked once, under the first key.
-    first_key_of: dict[str, str] = {}
-    for key, digest in asked.items():
-        first_key_of.setdefault(str(digest), key)
-    for key, digest in asked.items():
-        if key in outcomes or not isinstance(digest, str):
-            continue
-        response = responses.get(key, responses.get(first_key_of[digest]))
-        if response is not None:
-            outcomes[key] = {"q": digest, "p": _payload_of(response)}
-
-    answers: dict[str, Answer] = {}
-    for key, record in outcomes.items():
-        fields = _as_mapping(record)
-        if "q" in fields:
-            answers[key] = Answer(str(fields["q"]), fields.get("p"))
+        return Pending(_ask_round(first, ctx, {}, RoundState(), target.binding(ctx), security))
+    binding = target.binding(ctx)
+    state = open_round_state(security, request_state, binding)
+    outcomes = record_responses(state, input_responses or {})
+    answers = {key: Answer(outcome.digest, outcome.payload) for key, outcome in outcomes.items()}
     result = await plan.run(arguments, {Context: ctx}, answers)
     if not isinstance(result, NeedsInput):
         return result
-    return Pending(_ask_round(result, ctx, outcomes, asked, churn, target.binding(ctx), security))
+    return Pending(_ask_round(result, ctx, outcomes, state, binding, security))
 
 
 def _ask_round(
     needs: NeedsInput,
     ctx: Context[Any],
-    outcomes: dict[str, Any],
-    previously_asked: Mapping[str, Any],
-    churn: dict[str, int],
-    binding: Binding,
+    outcomes: dict[str, Outcome],
+    previous: RoundState,
+    binding: CallBinding,
     security: RequestStateSecurity,
 ) -> InputRequiredResult:
     requests: dict[str, Any] = {}
     asked: dict[str, str] = {}
+    churn = dict(previous.churn)
     keys_by_digest: dict[str, str] = {}
     for item in needs.questions:
         question = _mcp_question(item)
         error = missing_capability_error(question, ctx.client_capabilities, f"resolver {item.step.name!r}")
         if error is not None:
             raise error
-        before = previously_asked.get(item.key)
+        before = previous.asked.get(item.key)
         if before is not None and before != item.digest:
             churn[item.key] = churn.get(item.key, 0) + 1
             if churn[item.key] > MAX_CHANGED_ROUNDS:
@@ -191,12 +191,10 @@ def _ask_round(
         request: dict[str, Any] = {"method": question.method}
         params = question.wire_params(modern=True)
         if params is not None:
-            request["params"] = params
-        requests[item.key] = request
-    inner: dict[str, Any] = {"v": STATE_VERSION, "outcomes": outcomes, "asked": asked}
-    if churn:
-        inner["churn"] = churn
-    token = security.seal(binding, inner)
+            requests[item.key] = request | {"params": params}
+        else:
+            requests[item.key] = request
+    token = security.seal(binding, RoundState(outcomes, asked, churn).dump())
     if len(token) > security.max_token_size:
         msg = (
             f"the answers recorded for this call need a requestState of {len(token)} characters, "
@@ -218,8 +216,11 @@ def _mcp_question(item: Asked) -> MCPQuestion:
     return question
 
 
-async def run_legacy(plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any]) -> Any:
-    """The whole call at once: each question is sent to the client as it comes up."""
+async def run_asking_inline(plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any]) -> Any:
+    """The whole call at once: each question is sent to the client as it comes up.
+
+    Also runs the bodies of tools that drive their own rounds (no resolvers), in either era.
+    """
     answered: dict[str, Any] = {}
 
     async def ask(item: Asked) -> Any:
@@ -253,24 +254,24 @@ async def run_legacy(plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any]
 
 
 def seal_body_state(
-    security: RequestStateSecurity, binding: Binding, result: InputRequiredResult
+    security: RequestStateSecurity, binding: CallBinding, result: InputRequiredResult
 ) -> InputRequiredResult:
     """Seal the state of a tool that drives its own rounds (returns `InputRequiredResult` itself)."""
     if result.request_state is None:
         return result
-    token = security.seal(binding, {"v": STATE_VERSION, "body": result.request_state})
+    token = security.seal(binding, BodyState(result.request_state).dump())
     return result.model_copy(update={"request_state": token})
 
 
-def open_body_state(security: RequestStateSecurity, token: str | None, binding: Binding) -> str | None:
+def open_body_state(security: RequestStateSecurity, token: str | None, binding: CallBinding) -> str | None:
     """The tool's own state from last round (None on the first round)."""
     if token is None:
         return None
     inner = open_state(security, token, binding)
-    body = inner.get("body")
-    if not isinstance(body, str):
-        raise invalid_state("the token was not sealed for a tool that drives its own rounds")
-    return body
+    try:
+        return BodyState.parse(inner).body
+    except InvalidRequestState as error:
+        raise invalid_state(error.reason) from None
 
 
 async def run_request(
@@ -295,7 +296,7 @@ async def run_request(
             state = open_body_state(security, request_state, target.binding(ctx))
         if input_responses is not None or state is not None:
             ctx = ctx.with_input(input_responses, state)  # pyright: ignore[reportArgumentType]
-        value = await run_legacy(plan, arguments, ctx)
+        value = await run_asking_inline(plan, arguments, ctx)
         if isinstance(value, InputRequiredResult):
             if not modern:
                 msg = "returned an InputRequiredResult, which only protocol 2026-07-28 can carry"
@@ -313,7 +314,7 @@ async def run_request(
             request_state=request_state,
         )
     else:
-        value = await run_legacy(plan, arguments, ctx)
+        value = await run_asking_inline(plan, arguments, ctx)
     if isinstance(value, InputRequiredResult):
         msg = "returned an InputRequiredResult although its resolvers drive the rounds"
         raise RuntimeError(msg)

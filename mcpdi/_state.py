@@ -30,7 +30,7 @@ __all__ = (
     "MAX_PAYLOAD_SIZE",
     "MAX_TOKEN_SIZE",
     "MIN_KEY_BYTES",
-    "Binding",
+    "CallBinding",
     "HmacCodec",
     "InvalidRequestState",
     "RequestStateSecurity",
@@ -64,7 +64,7 @@ def arguments_digest(arguments: Mapping[str, Any] | None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Binding:
+class CallBinding:
     """What a token is bound to: the call that received it must be the call it was sealed for.
 
     `target` is the tool or prompt name or the resource URI; `audience` names the server;
@@ -86,7 +86,7 @@ class Binding:
         *,
         audience: str,
         principal: str | None = None,
-    ) -> Binding:
+    ) -> CallBinding:
         return cls(method, target, arguments_digest(arguments), audience, principal)
 
 
@@ -160,7 +160,7 @@ class RequestStateSecurity:
         seals, all verify, so rotate by putting the new key first. Share them between workers.
         None (and no codec) means a random key per process: tokens die with the process.
     ttl: seconds a token stays valid; each round re-seals, so it bounds think time per round.
-    audience: replaces `Binding.audience` on both sides, e.g. one name for a service deployed
+    audience: replaces `CallBinding.audience` on both sides, e.g. one name for a service deployed
         under several server names.
     codec: a `StateCodec` instead of keys (AEAD, KMS).
     clock: seconds since the epoch; max_skew: how far `iat` may lie in the future.
@@ -199,7 +199,7 @@ class RequestStateSecurity:
         self.max_skew = float(max_skew)
         self.max_token_size = max_token_size
 
-    def seal(self, binding: Binding, inner: Mapping[str, Any]) -> str:
+    def seal(self, binding: CallBinding, inner: Mapping[str, Any]) -> str:
         """A token carrying `inner` (JSON values only) for the call `binding` describes."""
         now = self._clock()
         claims: dict[str, Any] = {
@@ -221,7 +221,7 @@ class RequestStateSecurity:
             raise type(exc)(msg) from exc
         return self._codec.seal(payload)
 
-    def open(self, token: object, binding: Binding) -> dict[str, Any]:
+    def open(self, token: object, binding: CallBinding) -> dict[str, Any]:
         """The inner state of a token sealed by `seal` for this same call, still in time.
 
         Raises `InvalidRequestState` for anything else, including a non-string `token`.
@@ -254,7 +254,7 @@ class RequestStateSecurity:
             msg = f"token expired {now - expires_at:.1f} s ago"
             raise InvalidRequestState(msg)
 
-    def _check_binding(self, claims: _Claims, binding: Binding) -> None:
+    def _check_binding(self, claims: _Claims, binding: CallBinding) -> None:
         audience = self.audience if self.audience is not None else binding.audience
         if claims.method != binding.method:
             msg = f"token was sealed for method {_shown(claims.method)}, not {_shown(binding.method)}"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from inline_snapshot import snapshot
 
 from mcpdi._state import (
-    Binding,
+    CallBinding,
     HmacCodec,
     InvalidRequestState,
     RequestStateSecurity,
@@ -29,7 +29,7 @@ OLD_KEY = "an old key that is long enough to be used"
 NEW_KEY = b"n" * 48
 NOW = 1_800_000_000.0
 
-CALL = Binding.of("tools/call", "ship", {"item": "book", "count": 2}, audience="Bookshop")
+CALL = CallBinding.of("tools/call", "ship", {"item": "book", "count": 2}, audience="Bookshop")
 
 
 class Clock:
@@ -45,7 +45,7 @@ def security(keys: list[bytes | str] | None = None, **options: Any) -> RequestSt
     return RequestStateSecurity([KEY] if keys is None else keys, **options)
 
 
-def reason_for(policy: RequestStateSecurity, token: object, binding: Binding = CALL) -> str:
+def reason_for(policy: RequestStateSecurity, token: object, binding: CallBinding = CALL) -> str:
     with pytest.raises(InvalidRequestState) as caught:
         policy.open(token, binding)
     return caught.value.reason
@@ -242,15 +242,15 @@ def test_a_token_issued_too_far_in_the_future_is_rejected() -> None:
 def test_a_token_only_opens_for_the_call_it_was_sealed_for() -> None:
     policy = security()
     token = policy.seal(CALL, {})
-    signed_in = Binding.of(
+    signed_in = CallBinding.of(
         "tools/call", "ship", {"item": "book", "count": 2}, audience="Bookshop", principal="ada"
     )
     other_calls = {
-        "method": Binding.of("prompts/get", "ship", {"item": "book", "count": 2}, audience="Bookshop"),
-        "target": Binding.of("tools/call", "refund", {"item": "book", "count": 2}, audience="Bookshop"),
-        "arguments": Binding.of("tools/call", "ship", {"item": "book", "count": 3}, audience="Bookshop"),
-        "no arguments": Binding.of("tools/call", "ship", None, audience="Bookshop"),
-        "audience": Binding.of("tools/call", "ship", {"item": "book", "count": 2}, audience="Other shop"),
+        "method": CallBinding.of("prompts/get", "ship", {"item": "book", "count": 2}, audience="Bookshop"),
+        "target": CallBinding.of("tools/call", "refund", {"item": "book", "count": 2}, audience="Bookshop"),
+        "arguments": CallBinding.of("tools/call", "ship", {"item": "book", "count": 3}, audience="Bookshop"),
+        "no arguments": CallBinding.of("tools/call", "ship", None, audience="Bookshop"),
+        "audience": CallBinding.of("tools/call", "ship", {"item": "book", "count": 2}, audience="Other shop"),
         "now signed in": signed_in,
     }
 
@@ -270,9 +270,9 @@ def test_a_token_only_opens_for_the_call_it_was_sealed_for() -> None:
 
 def test_a_token_sealed_for_a_principal_opens_only_for_that_principal() -> None:
     policy = security()
-    ada = Binding.of("tools/call", "ship", {}, audience="Bookshop", principal="ada")
-    bob = Binding.of("tools/call", "ship", {}, audience="Bookshop", principal="bob")
-    anonymous = Binding.of("tools/call", "ship", {}, audience="Bookshop")
+    ada = CallBinding.of("tools/call", "ship", {}, audience="Bookshop", principal="ada")
+    bob = CallBinding.of("tools/call", "ship", {}, audience="Bookshop", principal="bob")
+    anonymous = CallBinding.of("tools/call", "ship", {}, audience="Bookshop")
     token = policy.seal(ada, {"x": 1})
 
     assert policy.open(token, ada) == {"x": 1}
@@ -286,7 +286,7 @@ def test_a_token_sealed_for_a_principal_opens_only_for_that_principal() -> None:
 
 def test_the_principal_is_not_readable_in_the_token() -> None:
     token = security().seal(
-        Binding.of("tools/call", "ship", {}, audience="a", principal="ada@example.com"), {}
+        CallBinding.of("tools/call", "ship", {}, audience="a", principal="ada@example.com"), {}
     )
 
     assert b"ada@example.com" not in b64url_decode(token[3:])
@@ -295,7 +295,7 @@ def test_the_principal_is_not_readable_in_the_token() -> None:
 def test_a_policy_audience_replaces_the_binding_audience() -> None:
     sealer = security(audience="shop")
     token = sealer.seal(CALL, {})
-    renamed = Binding(CALL.method, CALL.target, CALL.arguments_digest, "Bookshop v2")
+    renamed = CallBinding(CALL.method, CALL.target, CALL.arguments_digest, "Bookshop v2")
 
     assert security(audience="shop").open(token, renamed) == {}
     assert reason_for(security(), token) == snapshot("token was sealed for audience 'shop', not 'Bookshop'")
@@ -304,7 +304,7 @@ def test_a_policy_audience_replaces_the_binding_audience() -> None:
 def test_long_names_are_shortened_in_reasons() -> None:
     policy = security()
     token = policy.seal(CALL, {})
-    long_target = Binding("tools/call", "x" * 500, CALL.arguments_digest, CALL.audience)
+    long_target = CallBinding("tools/call", "x" * 500, CALL.arguments_digest, CALL.audience)
 
     assert reason_for(policy, token, long_target) == snapshot(
         "token was sealed for 'ship', not "
