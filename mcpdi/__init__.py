@@ -23,6 +23,9 @@ if _typing.TYPE_CHECKING:
     from mcpdi._errors import ToolError as ToolError
     from mcpdi._server import MCPServer as MCPServer
     from mcpdi._state import RequestStateSecurity as RequestStateSecurity
+    from mcpdi._state_codec import HmacCodec as HmacCodec
+    from mcpdi._state_codec import InvalidRequestState as InvalidRequestState
+    from mcpdi._state_codec import StateCodec as StateCodec
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
     from mcpdi.lowlevel import MCPError as MCPError
@@ -37,6 +40,8 @@ _HOMES: dict[str, str] = {
     "Elicit": "mcpdi._asking",
     "ElicitationResult": "mcpdi._asking",
     "Header": "mcpdi._arguments",
+    "HmacCodec": "mcpdi._state_codec",
+    "InvalidRequestState": "mcpdi._state_codec",
     "InvalidSignature": "mcpdi.engine",
     "ListRoots": "mcpdi._asking",
     "MCPError": "mcpdi.lowlevel",
@@ -46,6 +51,7 @@ _HOMES: dict[str, str] = {
     "Sample": "mcpdi._asking",
     "Server": "mcpdi.lowlevel",
     "ServerRequestContext": "mcpdi.lowlevel",
+    "StateCodec": "mcpdi._state_codec",
     "ToolError": "mcpdi._errors",
     "types": "mcpdi.types",
 }
@@ -58,6 +64,8 @@ __all__ = (
     "Elicit",
     "ElicitationResult",
     "Header",
+    "HmacCodec",
+    "InvalidRequestState",
     "InvalidSignature",
     "ListRoots",
     "MCPError",
@@ -67,6 +75,7 @@ __all__ = (
     "Sample",
     "Server",
     "ServerRequestContext",
+    "StateCodec",
     "ToolError",
     "types",
 )

@@ -71,8 +71,9 @@ class MCPServer(Generic[LifespanT]):
     Parameters are call arguments (in the published schema), `Context`, or
     `Annotated[T, Resolve(fn)]`: filled by your resolver, invisible to the model. Everything
     is compiled at registration, so a mistake raises `InvalidSignature` before any client
-    connects. `request_state` seals the multi-round state of protocol 2026-07-28; give it
-    shared keys (`RequestStateSecurity(keys=[...])`) when several processes serve one name.
+    connects. `request_state` (or `request_state_security`, as the official SDK spells it)
+    seals the multi-round state of protocol 2026-07-28; give it shared keys
+    (`RequestStateSecurity(keys=[...])`) when several processes serve one name.
     """
 
     def __init__(
@@ -87,10 +88,18 @@ class MCPServer(Generic[LifespanT]):
         icons: list[Icon] | None = None,
         lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None = None,
         request_state: RequestStateSecurity | None = None,
+        request_state_security: RequestStateSecurity | None = None,
     ) -> None:
+        if request_state is not None and request_state_security is not None:
+            msg = (
+                "MCPServer takes request_state= or request_state_security= (the official SDK's "
+                "name for the same thing), not both"
+            )
+            raise TypeError(msg)
         self.name = name or "mcpdi"
         self.instructions = instructions
-        self.request_state = request_state if request_state is not None else RequestStateSecurity()
+        chosen = request_state if request_state is not None else request_state_security
+        self.request_state = chosen if chosen is not None else RequestStateSecurity.ephemeral()
         self._lifespan = lifespan
         self._tools: dict[str, RegisteredTool] = {}
         self._prompts: dict[str, RegisteredPrompt] = {}

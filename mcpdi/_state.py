@@ -18,9 +18,11 @@ from mcpdi._state_codec import (
     HmacCodec,
     InvalidRequestState,
     StateCodec,
+    UnsealingCodec,
     b64url_decode,
     b64url_encode,
     compact_json,
+    opener_of,
     pack_payload,
     unpack_payload,
 )
@@ -162,12 +164,13 @@ class RequestStateSecurity:
     ttl: seconds a token stays valid; each round re-seals, so it bounds think time per round.
     audience: replaces `CallBinding.audience` on both sides, e.g. one name for a service deployed
         under several server names.
-    codec: a `StateCodec` instead of keys (AEAD, KMS).
+    codec: a `StateCodec` instead of keys (AEAD, KMS); one written for the official SDK
+        (`seal`/`unseal`) works too.
     clock: seconds since the epoch; max_skew: how far `iat` may lie in the future.
     max_token_size: longer tokens are refused before any decoding.
     """
 
-    __slots__ = ("_clock", "_codec", "audience", "ephemeral", "max_skew", "max_token_size", "ttl")
+    __slots__ = ("_clock", "_open", "_seal", "audience", "is_ephemeral", "max_skew", "max_token_size", "ttl")
 
     def __init__(
         self,
@@ -175,7 +178,7 @@ class RequestStateSecurity:
         *,
         ttl: float = 600.0,
         audience: str | None = None,
-        codec: StateCodec | None = None,
+        codec: StateCodec | UnsealingCodec | None = None,
         clock: Callable[[], float] = time.time,
         max_skew: float = 60.0,
         max_token_size: int = MAX_TOKEN_SIZE,
@@ -189,15 +192,23 @@ class RequestStateSecurity:
         if not (math.isfinite(max_skew) and max_skew >= 0):
             msg = f"RequestStateSecurity max_skew must be zero or more seconds, not {max_skew!r}"
             raise ValueError(msg)
-        self.ephemeral = keys is None and codec is None
-        self._codec: StateCodec = (
-            codec if codec is not None else HmacCodec([_PROCESS_KEY] if keys is None else keys)
-        )
+        self.is_ephemeral = keys is None and codec is None
+        sealer = codec if codec is not None else HmacCodec([_PROCESS_KEY] if keys is None else keys)
+        self._open = opener_of(sealer)
+        self._seal = sealer.seal
         self.ttl = float(ttl)
         self.audience = audience
         self._clock = clock
         self.max_skew = float(max_skew)
         self.max_token_size = max_token_size
+
+    @classmethod
+    def ephemeral(cls, *, ttl: float = 600.0, audience: str | None = None) -> RequestStateSecurity:
+        """A policy under a random key of its own (what `MCPServer` uses when given none).
+
+        Tokens die with the server: several processes serving one name need shared `keys`.
+        """
+        return cls(ttl=ttl, audience=audience)
 
     def seal(self, binding: CallBinding, inner: Mapping[str, Any]) -> str:
         """A token carrying `inner` (JSON values only) for the call `binding` describes."""
@@ -219,7 +230,7 @@ class RequestStateSecurity:
         except (TypeError, ValueError) as exc:
             msg = f"requestState inner state must hold JSON values only: {exc}"
             raise type(exc)(msg) from exc
-        return self._codec.seal(payload)
+        return self._seal(payload)
 
     def open(self, token: object, binding: CallBinding) -> dict[str, Any]:
         """The inner state of a token sealed by `seal` for this same call, still in time.
@@ -235,7 +246,7 @@ class RequestStateSecurity:
         if len(token) > self.max_token_size:
             msg = f"token is {len(token)} characters, over the limit of {self.max_token_size}"
             raise InvalidRequestState(msg)
-        claims = _Claims.parse(unpack_payload(self._codec.open(token)))
+        claims = _Claims.parse(unpack_payload(self._open(token)))
         self._check_time(claims)
         self._check_binding(claims, binding)
         return claims.inner

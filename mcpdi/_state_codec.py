@@ -7,8 +7,8 @@ import hmac
 import json
 import re
 import zlib
-from collections.abc import Sequence
-from typing import Any, Final, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Protocol, cast
 
 __all__ = (
     "COMPRESS_ABOVE",
@@ -17,9 +17,11 @@ __all__ = (
     "HmacCodec",
     "InvalidRequestState",
     "StateCodec",
+    "UnsealingCodec",
     "b64url_decode",
     "b64url_encode",
     "compact_json",
+    "opener_of",
     "pack_payload",
     "unpack_payload",
 )
@@ -49,13 +51,35 @@ class InvalidRequestState(Exception):
 class StateCodec(Protocol):
     """Turns bytes into a token only the server can have made, and back.
 
-    `open` raises `InvalidRequestState` for any token it did not seal (or cannot trust); any
-    other exception is an outage (a KMS being down), not the peer's fault.
+    `open` raises `InvalidRequestState` for any token it did not seal (or cannot trust). Any
+    other exception (a KMS being down) also refuses the token: the server fails closed and
+    logs it. Both methods are synchronous: cache key material instead of calling out per token.
+    A codec written for the official SDK, with `unseal` instead of `open`, is accepted too.
     """
 
     def seal(self, plaintext: bytes) -> str: ...
 
     def open(self, token: str) -> bytes: ...
+
+
+class UnsealingCodec(Protocol):
+    """The official SDK's spelling of `StateCodec` (`seal` / `unseal`)."""
+
+    def seal(self, plaintext: bytes) -> str: ...
+
+    def unseal(self, token: str) -> bytes: ...
+
+
+def opener_of(codec: StateCodec | UnsealingCodec) -> Callable[[str], bytes]:
+    """The codec's `open`, or its `unseal`; a TypeError naming what is missing otherwise."""
+    opener = getattr(codec, "open", None) or getattr(codec, "unseal", None)
+    if not callable(getattr(codec, "seal", None)) or not callable(opener):
+        msg = (
+            f"a requestState codec needs seal(bytes) -> str and open(str) -> bytes (or unseal); "
+            f"{type(codec).__qualname__} does not have both"
+        )
+        raise TypeError(msg)
+    return cast("Callable[[str], bytes]", opener)
 
 
 def b64url_encode(data: bytes) -> str:
@@ -203,3 +227,5 @@ class HmacCodec:
                 return plaintext
         msg = f"token MAC does not verify (key id {kid.hex()})"
         raise InvalidRequestState(msg)
+
+    unseal = open  # the official SDK's name, so this codec also plugs into it

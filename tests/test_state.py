@@ -345,8 +345,8 @@ def test_without_keys_every_policy_in_the_process_shares_one_random_key() -> Non
     first = RequestStateSecurity()
     second = RequestStateSecurity(ttl=60)
 
-    assert first.ephemeral
-    assert not security().ephemeral
+    assert first.is_ephemeral
+    assert not security().is_ephemeral
     assert second.open(first.seal(CALL, {"a": 1}), CALL) == {"a": 1}
     assert "not in the ring" in reason_for(security(), first.seal(CALL, {}))
 
@@ -412,7 +412,7 @@ def test_a_plugged_in_codec_seals_and_opens_the_claims() -> None:
     assert codec.sealed == 1
     assert token.startswith("rev.")
     assert policy.open(token, CALL) == {"a": 1}
-    assert not policy.ephemeral
+    assert not policy.is_ephemeral
     assert reason_for(policy, "v1.AAAA") == snapshot("not a reversed token")
 
 
