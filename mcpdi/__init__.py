@@ -21,6 +21,8 @@ if _typing.TYPE_CHECKING:
     from mcpdi._asking import Sample as Sample
     from mcpdi._context import Context as Context
     from mcpdi._errors import ToolError as ToolError
+    from mcpdi._replay import MemoryReplayStore as MemoryReplayStore
+    from mcpdi._replay import ReplayStore as ReplayStore
     from mcpdi._server import MCPServer as MCPServer
     from mcpdi._state import RequestStateSecurity as RequestStateSecurity
     from mcpdi._state_codec import HmacCodec as HmacCodec
@@ -46,6 +48,8 @@ _HOMES: dict[str, str] = {
     "ListRoots": "mcpdi._asking",
     "MCPError": "mcpdi.lowlevel",
     "MCPServer": "mcpdi._server",
+    "MemoryReplayStore": "mcpdi._replay",
+    "ReplayStore": "mcpdi._replay",
     "RequestStateSecurity": "mcpdi._state",
     "Resolve": "mcpdi.engine",
     "Sample": "mcpdi._asking",
@@ -70,6 +74,8 @@ __all__ = (
     "ListRoots",
     "MCPError",
     "MCPServer",
+    "MemoryReplayStore",
+    "ReplayStore",
     "RequestStateSecurity",
     "Resolve",
     "Sample",

@@ -85,17 +85,17 @@ def invalid_state(reason: str) -> MCPError:
     return MCPError(INVALID_PARAMS, "Invalid or expired requestState", {"reason": "invalid_request_state"})
 
 
-def open_state(security: RequestStateSecurity, token: str, binding: CallBinding) -> dict[str, Any]:
-    """The inner state of the call's token. Raises the -32602 error."""
+async def open_state(security: RequestStateSecurity, token: str, binding: CallBinding) -> dict[str, Any]:
+    """The inner state of the call's token, used up. Raises the -32602 error."""
     try:
-        return security.open(token, binding)
+        return await security.redeem(token, binding)
     except InvalidRequestState as error:
         raise invalid_state(error.reason) from None
 
 
-def open_round_state(security: RequestStateSecurity, token: str, binding: CallBinding) -> RoundState:
+async def open_round_state(security: RequestStateSecurity, token: str, binding: CallBinding) -> RoundState:
     """The resolver-driven state of the call's token. Raises the -32602 error."""
-    inner = open_state(security, token, binding)
+    inner = await open_state(security, token, binding)
     try:
         return RoundState.parse(inner)
     except InvalidRequestState as error:
@@ -147,7 +147,7 @@ async def run_modern(
             return first
         return Pending(_ask_round(first, ctx, {}, RoundState(), target.binding(ctx), security))
     binding = target.binding(ctx)
-    state = open_round_state(security, request_state, binding)
+    state = await open_round_state(security, request_state, binding)
     outcomes = record_responses(state, input_responses or {})
     answers = {key: Answer(outcome.digest, outcome.payload) for key, outcome in outcomes.items()}
     result = await plan.run(arguments, {Context: ctx}, answers)
@@ -263,11 +263,13 @@ def seal_body_state(
     return result.model_copy(update={"request_state": token})
 
 
-def open_body_state(security: RequestStateSecurity, token: str | None, binding: CallBinding) -> str | None:
+async def open_body_state(
+    security: RequestStateSecurity, token: str | None, binding: CallBinding
+) -> str | None:
     """The tool's own state from last round (None on the first round)."""
     if token is None:
         return None
-    inner = open_state(security, token, binding)
+    inner = await open_state(security, token, binding)
     try:
         return BodyState.parse(inner).body
     except InvalidRequestState as error:
@@ -293,7 +295,7 @@ async def run_request(
     if not plan.steps:
         state = None
         if modern and request_state is not None:
-            state = open_body_state(security, request_state, target.binding(ctx))
+            state = await open_body_state(security, request_state, target.binding(ctx))
         if input_responses is not None or state is not None:
             ctx = ctx.with_input(input_responses, state)  # pyright: ignore[reportArgumentType]
         value = await run_asking_inline(plan, arguments, ctx)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import secrets
 import time
@@ -11,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
+from mcpdi._replay import MemoryReplayStore, ReplayStore
 from mcpdi._state_codec import (
     COMPRESS_ABOVE,
     MAX_PAYLOAD_SIZE,
@@ -35,6 +37,8 @@ __all__ = (
     "CallBinding",
     "HmacCodec",
     "InvalidRequestState",
+    "MemoryReplayStore",
+    "ReplayStore",
     "RequestStateSecurity",
     "StateCodec",
     "arguments_digest",
@@ -44,6 +48,8 @@ __all__ = (
     "pack_payload",
     "unpack_payload",
 )
+
+logger = logging.getLogger("mcpdi")
 
 MAX_TOKEN_SIZE: Final = 1 << 20
 """Longest token `RequestStateSecurity.open` looks at, in characters (1 MiB)."""
@@ -115,6 +121,7 @@ class _Claims:
     arguments: str
     audience: str
     principal: str | None
+    state_id: str
     inner: dict[str, Any]
 
     @classmethod
@@ -131,7 +138,7 @@ class _Claims:
             if isinstance(stamp, bool) or not isinstance(stamp, int | float) or not math.isfinite(stamp):
                 msg = f"claim {name!r} is missing or not a number"
                 raise InvalidRequestState(msg)
-        for name in ("m", "t", "a", "aud"):
+        for name in ("m", "t", "a", "aud", "j"):
             if not isinstance(claims.get(name), str):
                 msg = f"claim {name!r} is missing or not a string"
                 raise InvalidRequestState(msg)
@@ -151,6 +158,7 @@ class _Claims:
             claims["a"],
             claims["aud"],
             principal,
+            claims["j"],
             cast("dict[str, Any]", inner),
         )
 
@@ -168,9 +176,24 @@ class RequestStateSecurity:
         (`seal`/`unseal`) works too.
     clock: seconds since the epoch; max_skew: how far `iat` may lie in the future.
     max_token_size: longer tokens are refused before any decoding.
+    single_use: each token is accepted once (`redeem`), so a confirmed round cannot be sent
+        again to repeat its side effects. Turning it off lets a client (or anyone who saw a
+        token) replay a round until the token expires.
+    replay_store: where used token ids are kept (a `ReplayStore`; by default a
+        `MemoryReplayStore` of this process). Several processes need one shared store.
     """
 
-    __slots__ = ("_clock", "_open", "_seal", "audience", "is_ephemeral", "max_skew", "max_token_size", "ttl")
+    __slots__ = (
+        "_clock",
+        "_open",
+        "_seal",
+        "audience",
+        "is_ephemeral",
+        "max_skew",
+        "max_token_size",
+        "replay_store",
+        "ttl",
+    )
 
     def __init__(
         self,
@@ -182,7 +205,12 @@ class RequestStateSecurity:
         clock: Callable[[], float] = time.time,
         max_skew: float = 60.0,
         max_token_size: int = MAX_TOKEN_SIZE,
+        single_use: bool = True,
+        replay_store: ReplayStore | None = None,
     ) -> None:
+        if not single_use and replay_store is not None:
+            msg = "RequestStateSecurity got a replay_store with single_use=False; drop one of them"
+            raise ValueError(msg)
         if keys is not None and codec is not None:
             msg = "RequestStateSecurity takes keys or a codec, not both; a codec holds its own keys"
             raise ValueError(msg)
@@ -201,14 +229,19 @@ class RequestStateSecurity:
         self._clock = clock
         self.max_skew = float(max_skew)
         self.max_token_size = max_token_size
+        self.replay_store: ReplayStore | None = None
+        if single_use:
+            self.replay_store = replay_store if replay_store is not None else MemoryReplayStore(clock=clock)
 
     @classmethod
-    def ephemeral(cls, *, ttl: float = 600.0, audience: str | None = None) -> RequestStateSecurity:
+    def ephemeral(
+        cls, *, ttl: float = 600.0, audience: str | None = None, single_use: bool = True
+    ) -> RequestStateSecurity:
         """A policy under a random key of its own (what `MCPServer` uses when given none).
 
         Tokens die with the server: several processes serving one name need shared `keys`.
         """
-        return cls(ttl=ttl, audience=audience)
+        return cls(ttl=ttl, audience=audience, single_use=single_use)
 
     def seal(self, binding: CallBinding, inner: Mapping[str, Any]) -> str:
         """A token carrying `inner` (JSON values only) for the call `binding` describes."""
@@ -221,6 +254,7 @@ class RequestStateSecurity:
             "t": binding.target,
             "a": binding.arguments_digest,
             "aud": self.audience if self.audience is not None else binding.audience,
+            "j": b64url_encode(secrets.token_bytes(16)),
         }
         if binding.principal is not None:
             claims["p"] = _principal_tag(binding.principal)
@@ -235,8 +269,32 @@ class RequestStateSecurity:
     def open(self, token: object, binding: CallBinding) -> dict[str, Any]:
         """The inner state of a token sealed by `seal` for this same call, still in time.
 
-        Raises `InvalidRequestState` for anything else, including a non-string `token`.
+        Raises `InvalidRequestState` for anything else, including a non-string `token`. Only
+        checks: `redeem` is what a server calls, to also use the token up.
         """
+        return self._verified(token, binding).inner
+
+    async def redeem(self, token: object, binding: CallBinding) -> dict[str, Any]:
+        """`open`, and with `single_use` claim the token's id, so a second redeem refuses it."""
+        claims = self._verified(token, binding)
+        if self.replay_store is None:
+            return claims.inner
+        try:
+            fresh = await self.replay_store.claim(claims.state_id, self._expiry(claims))
+        except Exception as exc:
+            logger.exception("requestState replay store raised; refusing the token")
+            msg = f"replay store raised {type(exc).__name__}"
+            raise InvalidRequestState(msg) from None
+        if not fresh:
+            msg = "token was already used (each requestState is accepted once)"
+            raise InvalidRequestState(msg)
+        return claims.inner
+
+    def _expiry(self, claims: _Claims) -> float:
+        # Our own ttl caps older, longer-lived tokens after a policy change.
+        return min(claims.expires_at, claims.issued_at + self.ttl)
+
+    def _verified(self, token: object, binding: CallBinding) -> _Claims:
         if not isinstance(token, str):
             msg = f"token is {type(token).__name__}, not a string"
             raise InvalidRequestState(msg)
@@ -249,7 +307,7 @@ class RequestStateSecurity:
         claims = _Claims.parse(unpack_payload(self._open(token)))
         self._check_time(claims)
         self._check_binding(claims, binding)
-        return claims.inner
+        return claims
 
     def _check_time(self, claims: _Claims) -> None:
         now = self._clock()
@@ -259,8 +317,7 @@ class RequestStateSecurity:
                 f"(more than the allowed skew of {self.max_skew:g} s)"
             )
             raise InvalidRequestState(msg)
-        # Our own ttl caps older, longer-lived tokens after a policy change.
-        expires_at = min(claims.expires_at, claims.issued_at + self.ttl)
+        expires_at = self._expiry(claims)
         if now >= expires_at:
             msg = f"token expired {now - expires_at:.1f} s ago"
             raise InvalidRequestState(msg)
