@@ -1,7 +1,8 @@
 """The inner state of a 2026-07-28 round as one typed record, and its sealed wire format.
 
 Resolver-driven rounds seal
-`{"v": 1, "outcomes": {key: {"q": digest, "p": payload}}, "asked": {key: digest}, "churn": {key: n}}`;
+`{"v": 1, "outcomes": {key: {"q": digest, "p": payload}}, "asked": {key: {"q": digest, "m": method}},
+"churn": {key: n}}`;
 a tool that drives its own rounds seals `{"v": 1, "body": text}`. Only the server writes these
 (they travel sealed), so anything else is refused as malformed rather than repaired.
 """
@@ -14,7 +15,7 @@ from typing import Any, Final, cast
 
 from mcpdi._state_codec import InvalidRequestState
 
-__all__ = ("ROUND_STATE_VERSION", "BodyState", "Outcome", "RoundState")
+__all__ = ("ROUND_STATE_VERSION", "AskedQuestion", "BodyState", "Outcome", "RoundState")
 
 ROUND_STATE_VERSION: Final = 1
 _ROUND_FIELDS: Final = frozenset({"v", "outcomes", "asked", "churn"})
@@ -47,6 +48,15 @@ class Outcome:
 
 
 @dataclass(frozen=True, slots=True)
+class AskedQuestion:
+    """A question handed out last round: its digest, and the method it was asked with (which
+    says what kind of response can answer it)."""
+
+    digest: str
+    method: str
+
+
+@dataclass(frozen=True, slots=True)
 class RoundState:
     """What a resolver-driven call carries from one round to the next.
 
@@ -57,7 +67,7 @@ class RoundState:
     """
 
     outcomes: Mapping[str, Outcome] = field(default_factory=dict[str, Outcome])
-    asked: Mapping[str, str] = field(default_factory=dict[str, str])
+    asked: Mapping[str, AskedQuestion] = field(default_factory=dict[str, AskedQuestion])
     churn: Mapping[str, int] = field(default_factory=dict[str, int])
 
     @classmethod
@@ -72,12 +82,14 @@ class RoundState:
                 msg = f"outcome {key!r} is not exactly a digest 'q' and a payload 'p'"
                 raise InvalidRequestState(msg)
             outcomes[key] = Outcome(digest, fields["p"])
-        asked: dict[str, str] = {}
-        for key, digest in _object(inner.get("asked", {}), "round state 'asked'").items():
-            if not isinstance(digest, str):
-                msg = f"asked digest for {key!r} is {type(digest).__name__}, not a string"
+        asked: dict[str, AskedQuestion] = {}
+        for key, record in _object(inner.get("asked", {}), "round state 'asked'").items():
+            fields = _object(record, f"asked question {key!r}")
+            digest, method = fields.get("q"), fields.get("m")
+            if not isinstance(digest, str) or not isinstance(method, str) or len(fields) != 2:
+                msg = f"asked question {key!r} is not exactly a digest 'q' and a method 'm'"
                 raise InvalidRequestState(msg)
-            asked[key] = digest
+            asked[key] = AskedQuestion(digest, method)
         churn: dict[str, int] = {}
         for key, count in _object(inner.get("churn", {}), "round state 'churn'").items():
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
@@ -91,7 +103,7 @@ class RoundState:
         inner: dict[str, Any] = {
             "v": ROUND_STATE_VERSION,
             "outcomes": {key: {"q": o.digest, "p": o.payload} for key, o in self.outcomes.items()},
-            "asked": dict(self.asked),
+            "asked": {key: {"q": a.digest, "m": a.method} for key, a in self.asked.items()},
         }
         if self.churn:
             inner["churn"] = dict(self.churn)

@@ -12,13 +12,21 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from mcp_types import InputRequiredResult
+from mcp_types import (
+    CreateMessageResult,
+    CreateMessageResultWithTools,
+    ElicitResult,
+    InputRequiredResult,
+    ListRootsResult,
+)
+from pydantic import BaseModel, ValidationError
 
 from mcpdi._asking import MCPQuestion
 from mcpdi._context import Context, missing_capability_error
 from mcpdi._errors import ToolError
-from mcpdi._round_state import BodyState, Outcome, RoundState
+from mcpdi._round_state import AskedQuestion, BodyState, Outcome, RoundState
 from mcpdi._state import CallBinding, InvalidRequestState, RequestStateSecurity
+from mcpdi._state_codec import StateTooLarge
 from mcpdi.engine import Answer, Asked, NeedsInput, Plan
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError, NoBackChannel
 
@@ -102,11 +110,33 @@ async def open_round_state(security: RequestStateSecurity, token: str, binding: 
         raise invalid_state(error.reason) from None
 
 
-def _payload_of(response: Any) -> Any:
-    dump = getattr(response, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json", by_alias=True, exclude_none=True)
-    return response
+_RESPONSE_TYPES: dict[str, tuple[type[BaseModel], ...]] = {
+    "elicitation/create": (ElicitResult,),
+    "sampling/createMessage": (CreateMessageResult, CreateMessageResultWithTools),
+    "roots/list": (ListRootsResult,),
+}
+
+
+def validated_payload(method: str, response: Any) -> Any:
+    """What is recorded for `response` to a question asked with `method`.
+
+    A response of the right kind is kept as its validated wire form (fields the protocol does
+    not define are dropped); anything else is recorded as null, which every question refuses
+    as a response of the wrong kind, so the call still ends as it would have, without carrying
+    the client's bytes from round to round.
+    """
+    kinds = _RESPONSE_TYPES.get(method, ())
+    model = response if isinstance(response, kinds) else None
+    if model is None and not isinstance(response, BaseModel):
+        for kind in kinds:
+            try:
+                model = kind.model_validate(response)
+                break
+            except ValidationError:
+                continue
+    if model is None:
+        return None
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def record_responses(state: RoundState, responses: Mapping[str, Any]) -> dict[str, Outcome]:
@@ -117,14 +147,14 @@ def record_responses(state: RoundState, responses: Mapping[str, Any]) -> dict[st
     """
     outcomes = dict(state.outcomes)
     first_key_of: dict[str, str] = {}
-    for key, digest in state.asked.items():
-        first_key_of.setdefault(digest, key)
-    for key, digest in state.asked.items():
+    for key, asked in state.asked.items():
+        first_key_of.setdefault(asked.digest, key)
+    for key, asked in state.asked.items():
         if key in outcomes:
             continue
-        response = responses.get(key, responses.get(first_key_of[digest]))
+        response = responses.get(key, responses.get(first_key_of[asked.digest]))
         if response is not None:
-            outcomes[key] = Outcome(digest, _payload_of(response))
+            outcomes[key] = Outcome(asked.digest, validated_payload(asked.method, response))
     return outcomes
 
 
@@ -165,7 +195,7 @@ def _ask_round(
     security: RequestStateSecurity,
 ) -> InputRequiredResult:
     requests: dict[str, Any] = {}
-    asked: dict[str, str] = {}
+    asked: dict[str, AskedQuestion] = {}
     churn = dict(previous.churn)
     keys_by_digest: dict[str, str] = {}
     for item in needs.questions:
@@ -174,7 +204,7 @@ def _ask_round(
         if error is not None:
             raise error
         before = previous.asked.get(item.key)
-        if before is not None and before != item.digest:
+        if before is not None and before.digest != item.digest:
             churn[item.key] = churn.get(item.key, 0) + 1
             if churn[item.key] > MAX_CHANGED_ROUNDS:
                 msg = (
@@ -184,7 +214,7 @@ def _ask_round(
                 )
                 raise ToolError(msg)
         outcomes.pop(item.key, None)  # an outcome for an older wording of this question is void
-        asked[item.key] = item.digest
+        asked[item.key] = AskedQuestion(item.digest, question.method)
         if item.digest in keys_by_digest:
             continue  # the same question from another resolver: ask it once
         keys_by_digest[item.digest] = item.key
@@ -194,7 +224,15 @@ def _ask_round(
             requests[item.key] = request | {"params": params}
         else:
             requests[item.key] = request
-    token = security.seal(binding, RoundState(outcomes, asked, churn).dump())
+    try:
+        token = security.seal(binding, RoundState(outcomes, asked, churn).dump())
+    except StateTooLarge as error:
+        msg = (
+            f"the answers recorded for this call take {error.size} bytes, over the limit of "
+            f"{error.limit} for a requestState; ask for less per question (a smaller max_tokens "
+            "for Sample)"
+        )
+        raise ToolError(msg) from None
     if len(token) > security.max_token_size:
         msg = (
             f"the answers recorded for this call need a requestState of {len(token)} characters, "

@@ -20,6 +20,7 @@ from mcpdi._state_codec import (
     HmacCodec,
     InvalidRequestState,
     StateCodec,
+    StateTooLarge,
     UnsealingCodec,
     b64url_decode,
     b64url_encode,
@@ -244,7 +245,10 @@ class RequestStateSecurity:
         return cls(ttl=ttl, audience=audience, single_use=single_use)
 
     def seal(self, binding: CallBinding, inner: Mapping[str, Any]) -> str:
-        """A token carrying `inner` (JSON values only) for the call `binding` describes."""
+        """A token carrying `inner` (JSON values only) for the call `binding` describes.
+
+        Raises `StateTooLarge` when the claims exceed `MAX_PAYLOAD_SIZE` bytes of JSON.
+        """
         now = self._clock()
         claims: dict[str, Any] = {
             "v": _CLAIMS_VERSION,
@@ -261,6 +265,8 @@ class RequestStateSecurity:
         claims["s"] = dict(inner)
         try:
             payload = pack_payload(claims)
+        except StateTooLarge:
+            raise
         except (TypeError, ValueError) as exc:
             msg = f"requestState inner state must hold JSON values only: {exc}"
             raise type(exc)(msg) from exc

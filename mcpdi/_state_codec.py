@@ -17,6 +17,7 @@ __all__ = (
     "HmacCodec",
     "InvalidRequestState",
     "StateCodec",
+    "StateTooLarge",
     "UnsealingCodec",
     "b64url_decode",
     "b64url_encode",
@@ -27,8 +28,10 @@ __all__ = (
 )
 
 MIN_KEY_BYTES: Final = 32
-MAX_PAYLOAD_SIZE: Final = 8 << 20
-"""Largest decompressed payload `unpack_payload` produces."""
+MAX_PAYLOAD_SIZE: Final = 1 << 20
+"""Largest payload `pack_payload` seals and `unpack_payload` inflates (1 MiB), so a round costs
+at most about what a client could send uncompressed: compression saves bandwidth, never
+multiplies the server's work."""
 COMPRESS_ABOVE: Final = 1024
 """Payloads longer than this are zlib-compressed when that makes them smaller."""
 
@@ -46,6 +49,15 @@ class InvalidRequestState(Exception):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(f"invalid requestState: {reason}")
+
+
+class StateTooLarge(ValueError):
+    """The state to seal is larger than `MAX_PAYLOAD_SIZE`: the server's own limit, not the peer's fault."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(f"requestState payload is {size} bytes, over the limit of {limit}")
 
 
 class StateCodec(Protocol):
@@ -106,10 +118,12 @@ def compact_json(value: Any, *, sort_keys: bool = False) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def pack_payload(value: Any) -> bytes:
+def pack_payload(value: Any, *, max_size: int = MAX_PAYLOAD_SIZE) -> bytes:
     """Compact JSON behind a format byte: 0x01 plain, 0x02 zlib (used above `COMPRESS_ABOVE` bytes
-    when it saves space)."""
+    when it saves space). Raises `StateTooLarge` above `max_size` bytes of JSON."""
     data = compact_json(value)
+    if len(data) > max_size:
+        raise StateTooLarge(len(data), max_size)
     if len(data) > COMPRESS_ABOVE:
         squeezed = zlib.compress(data, 6)
         if len(squeezed) < len(data):

@@ -9,7 +9,7 @@ from inline_snapshot import snapshot
 from pydantic import BaseModel
 
 from mcpdi import Elicit, MCPServer, RequestStateSecurity, Resolve
-from mcpdi._round_state import BodyState, Outcome, RoundState
+from mcpdi._round_state import AskedQuestion, BodyState, Outcome, RoundState
 from mcpdi._state import CallBinding, InvalidRequestState
 
 from .conftest import connect
@@ -34,7 +34,7 @@ def ask_name() -> Elicit[Name]:
 def test_a_round_state_reads_back_what_it_dumped() -> None:
     state = RoundState(
         outcomes={"r1": Outcome("d1", {"action": "accept", "content": {"name": "Ada"}})},
-        asked={"r2": "d2"},
+        asked={"r2": AskedQuestion("d2", "elicitation/create")},
         churn={"r2": 3},
     )
 
@@ -42,7 +42,7 @@ def test_a_round_state_reads_back_what_it_dumped() -> None:
         {
             "v": 1,
             "outcomes": {"r1": {"q": "d1", "p": {"action": "accept", "content": {"name": "Ada"}}}},
-            "asked": {"r2": "d2"},
+            "asked": {"r2": {"q": "d2", "m": "elicitation/create"}},
             "churn": {"r2": 3},
         }
     )
@@ -66,7 +66,10 @@ MALFORMED: dict[str, dict[str, Any]] = {
     "outcome with numeric digest": GOOD | {"outcomes": {"r1": {"q": 1, "p": {}}}},
     "outcome with extra field": GOOD | {"outcomes": {"r1": {"q": "d", "p": {}, "x": 0}}},
     "asked as a string": GOOD | {"asked": "r1"},
-    "asked digest not a string": GOOD | {"asked": {"r1": None}},
+    "asked question not an object": GOOD | {"asked": {"r1": "d"}},
+    "asked digest not a string": GOOD | {"asked": {"r1": {"q": None, "m": "roots/list"}}},
+    "asked without method": GOOD | {"asked": {"r1": {"q": "d"}}},
+    "asked with extra field": GOOD | {"asked": {"r1": {"q": "d", "m": "roots/list", "x": 1}}},
     "churn as a list": GOOD | {"churn": [1]},
     "churn not a count": GOOD | {"churn": {"r1": "many"}},
     "churn negative": GOOD | {"churn": {"r1": -1}},
@@ -93,7 +96,10 @@ def test_malformed_round_states_are_refused_with_what_is_wrong() -> None:
             "outcome with numeric digest": "outcome 'r1' is not exactly a digest 'q' and a payload 'p'",
             "outcome with extra field": "outcome 'r1' is not exactly a digest 'q' and a payload 'p'",
             "asked as a string": "round state 'asked' is str, not an object",
-            "asked digest not a string": "asked digest for 'r1' is NoneType, not a string",
+            "asked question not an object": "asked question 'r1' is str, not an object",
+            "asked digest not a string": "asked question 'r1' is not exactly a digest 'q' and a method 'm'",
+            "asked without method": "asked question 'r1' is not exactly a digest 'q' and a method 'm'",
+            "asked with extra field": "asked question 'r1' is not exactly a digest 'q' and a method 'm'",
             "churn as a list": "round state 'churn' is list, not an object",
             "churn not a count": "churn count for 'r1' is 'many', not a count",
             "churn negative": "churn count for 'r1' is -1, not a count",
