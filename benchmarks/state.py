@@ -24,7 +24,7 @@ from typing import Annotated, Any
 from mcp_types import CreateMessageResult, SamplingMessage, TextContent
 from pydantic import BaseModel
 
-from mcpdi import Elicit, MCPServer, MemoryReplayStore, RequestStateSecurity, Resolve, Sample, StateCodec
+from mcpdi import AesGcmCodec, Elicit, MCPServer, MemoryReplayStore, RequestStateSecurity, Resolve, Sample
 from mcpdi.testing._memory import InMemoryClient
 
 STATE_BYTES = 64 * 1024
@@ -87,20 +87,12 @@ async def _time(call: Callable[[], Awaitable[Any]], repeats: int, n: int) -> tup
     return min(samples), statistics.median(samples)
 
 
-def _aes_codec() -> StateCodec | None:
-    try:
-        from mcpdi.crypto import AesGcmCodec
-    except ImportError:
-        return None
-    return AesGcmCodec([KEY])
-
-
 async def _round_rows(repeats: int, n: int) -> list[Row]:
     rows: list[Row] = []
-    codecs: list[tuple[str, RequestStateSecurity]] = [("hmac", RequestStateSecurity([KEY], single_use=False))]
-    aes = _aes_codec()
-    if aes is not None:
-        codecs.append(("aes-gcm", RequestStateSecurity(codec=aes, single_use=False)))
+    codecs = [
+        ("hmac", RequestStateSecurity([KEY], single_use=False)),
+        ("aes-gcm", RequestStateSecurity(codec=AesGcmCodec([KEY]), single_use=False)),
+    ]
     for codec_name, security in codecs:
         async with _server(security).running() as runner:
             client = InMemoryClient(runner)

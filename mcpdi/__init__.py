@@ -25,6 +25,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._replay import ReplayStore as ReplayStore
     from mcpdi._server import MCPServer as MCPServer
     from mcpdi._state import RequestStateSecurity as RequestStateSecurity
+    from mcpdi._state_aead import AesGcmCodec as AesGcmCodec
     from mcpdi._state_codec import HmacCodec as HmacCodec
     from mcpdi._state_codec import InvalidRequestState as InvalidRequestState
     from mcpdi._state_codec import StateCodec as StateCodec
@@ -36,6 +37,7 @@ if _typing.TYPE_CHECKING:
 
 _HOMES: dict[str, str] = {
     "AcceptedElicitation": "mcpdi._asking",
+    "AesGcmCodec": "mcpdi._state_aead",
     "CancelledElicitation": "mcpdi._asking",
     "Context": "mcpdi._context",
     "DeclinedElicitation": "mcpdi._asking",
@@ -62,6 +64,7 @@ _HOMES: dict[str, str] = {
 
 __all__ = (
     "AcceptedElicitation",
+    "AesGcmCodec",
     "CancelledElicitation",
     "Context",
     "DeclinedElicitation",

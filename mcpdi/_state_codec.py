@@ -22,6 +22,7 @@ __all__ = (
     "b64url_decode",
     "b64url_encode",
     "compact_json",
+    "key_bytes",
     "opener_of",
     "pack_payload",
     "unpack_payload",
@@ -168,7 +169,8 @@ def unpack_payload(data: bytes, *, max_size: int = MAX_PAYLOAD_SIZE) -> Any:
         raise InvalidRequestState(msg) from None
 
 
-def _key_bytes(position: int, key: object) -> bytes:
+def key_bytes(position: int, key: object) -> bytes:
+    """A ring key as bytes (str keys are UTF-8), refused with advice when it is not a long secret."""
     if isinstance(key, str):
         key = key.encode("utf-8")
     if not isinstance(key, bytes | bytearray):
@@ -206,7 +208,7 @@ class HmacCodec:
             raise ValueError(msg)
         ring: list[tuple[bytes, bytes]] = []
         for position, key in enumerate(keys, start=1):
-            secret = _key_bytes(position, key)
+            secret = key_bytes(position, key)
             kid = hmac.digest(secret, b"mcpdi/request-state/v1/kid", "sha256")[:_KID_BYTES]
             ring.append((kid, hmac.digest(secret, b"mcpdi/request-state/v1/mac", "sha256")))
         self._ring: tuple[tuple[bytes, bytes], ...] = tuple(ring)

@@ -12,7 +12,16 @@ from mcp.server.request_state import AESGCMRequestStateCodec
 from pydantic import BaseModel
 
 import mcpdi
-from mcpdi import Elicit, HmacCodec, InvalidRequestState, MCPServer, RequestStateSecurity, Resolve, StateCodec
+from mcpdi import (
+    AesGcmCodec,
+    Elicit,
+    HmacCodec,
+    InvalidRequestState,
+    MCPServer,
+    RequestStateSecurity,
+    Resolve,
+    StateCodec,
+)
 
 from .conftest import answers, connect
 
@@ -82,6 +91,18 @@ async def test_the_official_sdks_aes_gcm_codec_plugs_in_unchanged() -> None:
     async with connect(mcp, MODERN, script=answers(elicit=ADA)) as client:
         call = await client.call_tool("greet", {})
 
+    assert call.text == "Hello, Ada!"
+
+
+@pytest.mark.anyio
+async def test_the_aes_gcm_codec_carries_the_rounds_with_an_opaque_state() -> None:
+    mcp = greeter(request_state=RequestStateSecurity(codec=AesGcmCodec([KEY])))
+
+    async with connect(mcp, MODERN, script=answers(elicit=ADA)) as client:
+        first = await client.send("tools/call", {"name": "greet", "arguments": {}})
+        call = await client.call_tool("greet", {})
+
+    assert first["result"]["requestState"].startswith("a1.")
     assert call.text == "Hello, Ada!"
 
 
