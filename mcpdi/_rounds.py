@@ -28,7 +28,7 @@ from mcpdi._round_state import AskedQuestion, BodyState, Outcome, RoundState
 from mcpdi._state import CallBinding, InvalidRequestState, RequestStateSecurity
 from mcpdi._state_codec import StateTooLarge
 from mcpdi.engine import Answer, Asked, NeedsInput, Plan
-from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError, NoBackChannel
+from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError, NoBackChannel
 
 __all__ = (
     "ASKING",
@@ -91,6 +91,18 @@ class RoundParams(Protocol):
 def invalid_state(reason: str) -> MCPError:
     logger.info("rejected requestState: %s", reason)
     return MCPError(INVALID_PARAMS, "Invalid or expired requestState", {"reason": "invalid_request_state"})
+
+
+def seal_state(security: RequestStateSecurity, binding: CallBinding, inner: Mapping[str, Any]) -> str:
+    """A token for the next round. `StateTooLarge` passes; any other failure (a codec raising,
+    a KMS outage) is logged and answered with a bare -32603, never a tool error with details."""
+    try:
+        return security.seal(binding, inner)
+    except StateTooLarge:
+        raise
+    except Exception:
+        logger.exception("sealing requestState failed")
+        raise MCPError(INTERNAL_ERROR, "Internal error") from None
 
 
 async def open_state(security: RequestStateSecurity, token: str, binding: CallBinding) -> dict[str, Any]:
@@ -225,7 +237,7 @@ def _ask_round(
         else:
             requests[item.key] = request
     try:
-        token = security.seal(binding, RoundState(outcomes, asked, churn).dump())
+        token = seal_state(security, binding, RoundState(outcomes, asked, churn).dump())
     except StateTooLarge as error:
         msg = (
             f"the answers recorded for this call take {error.size} bytes, over the limit of "
@@ -297,7 +309,7 @@ def seal_body_state(
     """Seal the state of a tool that drives its own rounds (returns `InputRequiredResult` itself)."""
     if result.request_state is None:
         return result
-    token = security.seal(binding, BodyState(result.request_state).dump())
+    token = seal_state(security, binding, BodyState(result.request_state).dump())
     return result.model_copy(update={"request_state": token})
 
 

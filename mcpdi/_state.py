@@ -55,8 +55,6 @@ logger = logging.getLogger("mcpdi")
 MAX_TOKEN_SIZE: Final = 1 << 20
 """Longest token `RequestStateSecurity.open` looks at, in characters (1 MiB)."""
 _CLAIMS_VERSION: Final = 1
-# One random key per process: enough for a single worker; several workers must share keys.
-_PROCESS_KEY: Final = secrets.token_bytes(MIN_KEY_BYTES)
 
 
 def arguments_digest(arguments: Mapping[str, Any] | None) -> str:
@@ -169,7 +167,8 @@ class RequestStateSecurity:
 
     keys: a ring of secrets (bytes, or str used as UTF-8, each at least 32 bytes); the first
         seals, all verify, so rotate by putting the new key first. Share them between workers.
-        None (and no codec) means a random key per process: tokens die with the process.
+        None (and no codec) means a random key of this policy alone (so of one server): its
+        tokens die with it, and no other server in the process accepts them.
     ttl: seconds a token stays valid; each round re-seals, so it bounds think time per round.
     audience: replaces `CallBinding.audience` on both sides, e.g. one name for a service deployed
         under several server names.
@@ -222,7 +221,10 @@ class RequestStateSecurity:
             msg = f"RequestStateSecurity max_skew must be zero or more seconds, not {max_skew!r}"
             raise ValueError(msg)
         self.is_ephemeral = keys is None and codec is None
-        sealer = codec if codec is not None else HmacCodec([_PROCESS_KEY] if keys is None else keys)
+        if codec is not None:
+            sealer = codec
+        else:
+            sealer = HmacCodec([secrets.token_bytes(MIN_KEY_BYTES)] if keys is None else keys)
         self._open = opener_of(sealer)
         self._seal = sealer.seal
         self.ttl = float(ttl)
@@ -270,7 +272,11 @@ class RequestStateSecurity:
         except (TypeError, ValueError) as exc:
             msg = f"requestState inner state must hold JSON values only: {exc}"
             raise type(exc)(msg) from exc
-        return self._seal(payload)
+        token = cast("object", self._seal(payload))  # a plug-in: checked, not trusted
+        if not isinstance(token, str):
+            msg = f"the requestState codec returned {type(token).__name__} from seal, not str"
+            raise TypeError(msg)
+        return token
 
     def open(self, token: object, binding: CallBinding) -> dict[str, Any]:
         """The inner state of a token sealed by `seal` for this same call, still in time.
@@ -310,10 +316,26 @@ class RequestStateSecurity:
         if len(token) > self.max_token_size:
             msg = f"token is {len(token)} characters, over the limit of {self.max_token_size}"
             raise InvalidRequestState(msg)
-        claims = _Claims.parse(unpack_payload(self._open(token)))
+        claims = _Claims.parse(unpack_payload(self._opened(token)))
         self._check_time(claims)
         self._check_binding(claims, binding)
         return claims
+
+    def _opened(self, token: str) -> bytes:
+        # Fail closed: whatever goes wrong in a codec (a KMS outage, a bug, a foreign
+        # exception type) refuses the token; the peer learns nothing more than for a forgery.
+        try:
+            plaintext = cast("object", self._open(token))  # a plug-in: checked, not trusted
+        except InvalidRequestState:
+            raise
+        except Exception as exc:
+            logger.exception("requestState codec raised while opening a token; refusing it")
+            msg = f"codec raised {type(exc).__name__}"
+            raise InvalidRequestState(msg) from None
+        if not isinstance(plaintext, bytes | bytearray):
+            msg = f"codec returned {type(plaintext).__name__}, not bytes"
+            raise InvalidRequestState(msg)
+        return bytes(plaintext)
 
     def _check_time(self, claims: _Claims) -> None:
         now = self._clock()

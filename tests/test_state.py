@@ -341,14 +341,16 @@ def test_a_str_key_is_its_utf8_bytes() -> None:
     assert security(["é".encode() * 16]).open(token, CALL) == {}
 
 
-def test_without_keys_every_policy_in_the_process_shares_one_random_key() -> None:
+def test_without_keys_each_policy_has_a_random_key_of_its_own() -> None:
     first = RequestStateSecurity()
-    second = RequestStateSecurity(ttl=60)
+    second = RequestStateSecurity()
+    token = first.seal(CALL, {"a": 1})
 
     assert first.is_ephemeral
     assert not security().is_ephemeral
-    assert second.open(first.seal(CALL, {"a": 1}), CALL) == {"a": 1}
-    assert "not in the ring" in reason_for(security(), first.seal(CALL, {}))
+    assert first.open(token, CALL) == {"a": 1}
+    assert "not in the ring" in reason_for(second, token)
+    assert "not in the ring" in reason_for(security(), token)
 
 
 def test_bad_keys_and_options_are_explained() -> None:
