@@ -23,6 +23,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._errors import ToolError as ToolError
     from mcpdi._replay import MemoryReplayStore as MemoryReplayStore
     from mcpdi._replay import ReplayStore as ReplayStore
+    from mcpdi._resource_security import ResourceSecurity as ResourceSecurity
     from mcpdi._server import MCPServer as MCPServer
     from mcpdi._state import RequestStateSecurity as RequestStateSecurity
     from mcpdi._state_aead import AesGcmCodec as AesGcmCodec
@@ -54,6 +55,7 @@ _HOMES: dict[str, str] = {
     "ReplayStore": "mcpdi._replay",
     "RequestStateSecurity": "mcpdi._state",
     "Resolve": "mcpdi.engine",
+    "ResourceSecurity": "mcpdi._resource_security",
     "Sample": "mcpdi._asking",
     "Server": "mcpdi.lowlevel",
     "ServerRequestContext": "mcpdi.lowlevel",
@@ -81,6 +83,7 @@ __all__ = (
     "ReplayStore",
     "RequestStateSecurity",
     "Resolve",
+    "ResourceSecurity",
     "Sample",
     "Server",
     "ServerRequestContext",

@@ -30,6 +30,7 @@ from typing_extensions import TypeVar as DefaultTypeVar
 
 from mcpdi._context import Context
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
+from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tools import RegisteredTool, call_tool, compile_tool
@@ -89,6 +90,7 @@ class MCPServer(Generic[LifespanT]):
         lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None = None,
         request_state: RequestStateSecurity | None = None,
         request_state_security: RequestStateSecurity | None = None,
+        resource_security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY,
     ) -> None:
         if request_state is not None and request_state_security is not None:
             msg = (
@@ -100,6 +102,7 @@ class MCPServer(Generic[LifespanT]):
         self.instructions = instructions
         chosen = request_state if request_state is not None else request_state_security
         self.request_state = chosen if chosen is not None else RequestStateSecurity.ephemeral()
+        self.resource_security = resource_security
         self._lifespan = lifespan
         self._tools: dict[str, RegisteredTool] = {}
         self._prompts: dict[str, RegisteredPrompt] = {}
@@ -260,8 +263,13 @@ class MCPServer(Generic[LifespanT]):
         description: str | None = None,
         mime_type: str | None = None,
         icons: list[Icon] | None = None,
+        security: ResourceSecurity | None = None,
     ) -> Callable[[FnT], FnT]:
-        """Register a function as a resource (`"res://x"`) or a template (`"res://{x}"`)."""
+        """Register a function as a resource (`"res://x"`) or a template (`"res://{x}"`).
+
+        A template's variables pass `security` (by default the server's `resource_security`:
+        no `..` segments, absolute paths or NUL bytes) before the function sees them.
+        """
         if callable(uri):
             msg = "@mcp.resource takes the URI: write @mcp.resource('scheme://path')"
             raise TypeError(msg)
@@ -277,6 +285,7 @@ class MCPServer(Generic[LifespanT]):
                 mime_type=mime_type,
                 icons=icons,
                 localns=localns,
+                security=security if security is not None else self.resource_security,
             )
             self._resources[resource.uri] = resource
             return fn
