@@ -133,11 +133,14 @@ def validated_payload(method: str, response: Any) -> Any:
     """What is recorded for `response` to a question asked with `method`.
 
     A response of the right kind is kept as its validated wire form (fields the protocol does
-    not define are dropped); anything else is recorded as null, which every question refuses
+    not define are dropped); a response of another kind is recorded as null, which every question refuses
     as a response of the wrong kind, so the call still ends as it would have, without carrying
     the client's bytes from round to round.
     """
-    kinds = _RESPONSE_TYPES.get(method, ())
+    kinds = _RESPONSE_TYPES.get(method)
+    if kinds is None:  # a method this layer has no response type for: the question decides
+        dump = getattr(response, "model_dump", None)
+        return dump(mode="json", by_alias=True, exclude_none=True) if callable(dump) else response
     model = response if isinstance(response, kinds) else None
     if model is None and not isinstance(response, BaseModel):
         for kind in kinds:

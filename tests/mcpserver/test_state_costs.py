@@ -9,10 +9,11 @@ from typing import Annotated, Any
 
 import pytest
 from inline_snapshot import snapshot
-from mcp_types import CreateMessageResult, SamplingMessage, TextContent
+from mcp_types import CreateMessageResult, ElicitResult, ListRootsResult, SamplingMessage, TextContent
 from pydantic import BaseModel
 
 from mcpdi import Elicit, HmacCodec, InvalidRequestState, MCPServer, RequestStateSecurity, Resolve, Sample
+from mcpdi._rounds import validated_payload
 from mcpdi._state import CallBinding
 from mcpdi._state_codec import MAX_PAYLOAD_SIZE, StateTooLarge, pack_payload, unpack_payload
 from mcpdi.testing._memory import InMemoryClient
@@ -138,3 +139,17 @@ def test_packing_refuses_a_payload_over_the_limit_with_its_size() -> None:
     assert (caught.value.size, caught.value.limit, str(caught.value)) == snapshot(
         (108, 50, "requestState payload is 108 bytes, over the limit of 50")
     )
+
+
+def test_what_is_recorded_for_each_kind_of_response() -> None:
+    elicited = {"action": "accept", "content": {"name": "Ada"}}
+    roots = {"roots": [{"uri": "file:///tmp"}]}
+
+    assert validated_payload("elicitation/create", elicited | {"extra": 1}) == elicited
+    assert validated_payload("elicitation/create", ElicitResult.model_validate(elicited)) == elicited
+    assert validated_payload("elicitation/create", roots) is None
+    assert validated_payload("elicitation/create", ListRootsResult.model_validate(roots)) is None
+    assert validated_payload("roots/list", roots) == roots
+    assert validated_payload("sampling/createMessage", completion("hi")) == completion("hi")
+    assert validated_payload("sampling/createMessage", 12345) is None
+    assert validated_payload("tasks/other", {"kept": True}) == {"kept": True}
