@@ -1,9 +1,11 @@
 """The state layer: what one 2026-07-28 round costs when its `requestState` carries 64 KiB.
 
 A tool asks two independent questions (sampling, then a name); the client answers the
-sampling question with a 64 KiB completion and leaves the name pending, so every further
+sampling question with a 64 KiB completion (or a 2-byte one, for the fixed cost of a round)
+and leaves the name pending, so every further
 round opens, parses and re-seals the recorded answer. Timed in-memory (`tools/call` through
-the runner, no transport), in CPU time of the loop thread, for the HMAC and the AES-GCM
+the runner, no transport; async resolvers and tools, so no thread hand-offs), in CPU time of
+the loop thread, for the HMAC and the AES-GCM
 codec and for text that compresses well and text that does not, next to a plain `echo`
 call as the floor. The token is replayed for timing, so these servers turn single use off;
 a separate row times the replay store's claim alone.
@@ -35,13 +37,13 @@ class Name(BaseModel):
     name: str
 
 
-def _ask_llm() -> Sample:
+async def _ask_llm() -> Sample:
     return Sample(
         [SamplingMessage(role="user", content=TextContent(type="text", text="Write"))], max_tokens=9
     )
 
 
-def _ask_name() -> Elicit[Name]:
+async def _ask_name() -> Elicit[Name]:
     return Elicit("Name?", Name)
 
 
@@ -49,20 +51,22 @@ def _server(security: RequestStateSecurity) -> MCPServer:
     mcp = MCPServer("Bench", request_state=security)
 
     @mcp.tool()
-    def sample_then_name(
+    async def sample_then_name(
         reply: Annotated[CreateMessageResult, Resolve(_ask_llm)], who: Annotated[Name, Resolve(_ask_name)]
     ) -> str:
         return who.name
 
     @mcp.tool()
-    def echo(text: str) -> str:
+    async def echo(text: str) -> str:
         return text
 
     return mcp
 
 
-def _text(compressible: bool) -> str:
-    if compressible:
+def _text(kind: str) -> str:
+    if kind == "small":
+        return "hi"
+    if kind == "compressible":
         return ("All work and no play makes a round cost. " * 2000)[:STATE_BYTES]
     noise = random.Random(7).randbytes(STATE_BYTES)
     return base64.b64encode(noise).decode()[:STATE_BYTES]
@@ -100,13 +104,13 @@ async def _round_rows(repeats: int, n: int) -> list[Row]:
                 echo = {"name": "echo", "arguments": {"text": "hi"}}
                 low, mid = await _time(functools.partial(client.send, "tools/call", echo), repeats, n)
                 rows.append(Row("echo (no state), floor", 0, low, mid))
-            for compressible in (True, False):
+            for kind in ("small", "compressible", "incompressible"):
                 first = await client.send("tools/call", {"name": "sample_then_name", "arguments": {}})
                 requests = first["result"]["inputRequests"]
                 key = next(k for k, v in requests.items() if v["method"] == "sampling/createMessage")
                 answer = {
                     "role": "assistant",
-                    "content": {"type": "text", "text": _text(compressible)},
+                    "content": {"type": "text", "text": _text(kind)},
                     "model": "m",
                 }
                 second = await client.send(
@@ -121,8 +125,8 @@ async def _round_rows(repeats: int, n: int) -> list[Row]:
                 token = second["result"]["requestState"]
                 again = {"name": "sample_then_name", "arguments": {}, "requestState": token}
                 low, mid = await _time(functools.partial(client.send, "tools/call", again), repeats, n)
-                kind = "compressible" if compressible else "incompressible"
-                rows.append(Row(f"round with 64 KiB {kind}, {codec_name}", len(token), low, mid))
+                what = "a 2-byte answer" if kind == "small" else f"64 KiB {kind}"
+                rows.append(Row(f"round with {what}, {codec_name}", len(token), low, mid))
     return rows
 
 

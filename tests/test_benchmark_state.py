@@ -20,8 +20,10 @@ def test_the_state_benchmark_prints_the_cost_of_a_64_kib_round() -> None:
     rows = [line.split("|")[1].strip() for line in done.stdout.splitlines() if line.startswith("| ")]
     assert rows[1:] == [
         "echo (no state), floor",
+        "round with a 2-byte answer, hmac",
         "round with 64 KiB compressible, hmac",
         "round with 64 KiB incompressible, hmac",
+        "round with a 2-byte answer, aes-gcm",
         "round with 64 KiB compressible, aes-gcm",
         "round with 64 KiB incompressible, aes-gcm",
         "replay store claim (memory)",
