@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import importlib
+import subprocess
 import sys
 from typing import Any
 
@@ -168,3 +169,17 @@ def test_without_cryptography_the_import_error_says_which_extra_to_install(
     assert str(caught.value) == snapshot(
         "AesGcmCodec needs the cryptography package; install it with: pip install 'mcpdi[crypto]'"
     )
+
+
+def test_the_server_loads_cryptography_only_when_the_aes_codec_is_used() -> None:
+    code = (
+        "import sys\n"
+        "from mcpdi import MCPServer, RequestStateSecurity\n"
+        "MCPServer('x', request_state=RequestStateSecurity([b'k' * 32]))\n"
+        "before = 'cryptography' in sys.modules\n"
+        "from mcpdi import AesGcmCodec\n"
+        "print(before, 'cryptography' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+
+    assert done.stdout.split() == ["False", "True"]
