@@ -55,9 +55,9 @@ class MemoryReplayStore:
         return len(self._expires)
 
     async def claim(self, state_id: str, expires_at: float) -> bool:
-        return self.claim_now(state_id, expires_at)
+        return self._claim_now(state_id, expires_at)
 
-    def claim_now(self, state_id: str, expires_at: float) -> bool:
+    def _claim_now(self, state_id: str, expires_at: float) -> bool:
         """`claim` without the coroutine: True the first time `state_id` is seen while live."""
         with self._lock:
             now = self._clock()
