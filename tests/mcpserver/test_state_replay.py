@@ -250,3 +250,39 @@ def test_bad_replay_options_are_explained() -> None:
             "MemoryReplayStore max_entries must be a positive int, not True",
         ]
     )
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("prompts/get", {"name": "invoice", "arguments": {"amount": "5"}}),
+        ("resources/read", {"uri": "invoices://5"}),
+    ],
+)
+async def test_prompt_and_resource_rounds_are_single_use_too(method: str, params: dict[str, Any]) -> None:
+    mcp = MCPServer("Shop", request_state=RequestStateSecurity([KEY]))
+    made: list[str] = []
+
+    def ask_amount_confirm(amount: str) -> Elicit[Confirm]:
+        return Elicit(f"Invoice {amount}?", Confirm)
+
+    @mcp.prompt()
+    def invoice(amount: str, confirm: Annotated[Confirm, Resolve(ask_amount_confirm)]) -> str:
+        made.append(amount)
+        return f"invoice {amount}"
+
+    @mcp.resource("invoices://{amount}")
+    def invoice_file(amount: str, confirm: Annotated[Confirm, Resolve(ask_amount_confirm)]) -> str:
+        made.append(amount)
+        return f"invoice {amount}"
+
+    async with connect(mcp, MODERN) as client:
+        first = (await client.send(method, params))["result"]
+        (key,) = first["inputRequests"]
+        final = params | {"inputResponses": {key: YES}, "requestState": first["requestState"]}
+        done = await client.send(method, final)
+        replayed = await client.send(method, final)
+
+    assert "result" in done
+    assert replayed["error"] == INVALID_STATE
+    assert made == ["5"]
