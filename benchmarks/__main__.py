@@ -7,11 +7,11 @@ import sys
 import time
 from collections.abc import Sequence
 
-from benchmarks import engine, http, machine, memory, profiling, registration
+from benchmarks import engine, http, machine, memory, profiling, registration, state
 from benchmarks.graphs import VARIANTS, Variant, all_graphs
 from benchmarks.peers import all_impls
 
-LAYERS = ("engine", "compile", "memory", "http")
+LAYERS = ("engine", "compile", "memory", "http", "state")
 DEFAULT_LAYERS = ("engine", "compile")
 
 
@@ -95,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             _compile(args)
         elif layer == "memory":
             memory.run_memory(args.quick)
+        elif layer == "state":
+            state.run_state(args.quick)
         else:
             http.run_http(args.quick)
     print(f"(total {time.perf_counter() - started:.0f} s)")

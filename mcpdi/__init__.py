@@ -23,8 +23,15 @@ if _typing.TYPE_CHECKING:
     from mcpdi._asking import Sample as Sample
     from mcpdi._context import Context as Context
     from mcpdi._errors import ToolError as ToolError
+    from mcpdi._replay import MemoryReplayStore as MemoryReplayStore
+    from mcpdi._replay import ReplayStore as ReplayStore
+    from mcpdi._resource_security import ResourceSecurity as ResourceSecurity
     from mcpdi._server import MCPServer as MCPServer
     from mcpdi._state import RequestStateSecurity as RequestStateSecurity
+    from mcpdi._state_aead import AesGcmCodec as AesGcmCodec
+    from mcpdi._state_codec import HmacCodec as HmacCodec
+    from mcpdi._state_codec import InvalidRequestState as InvalidRequestState
+    from mcpdi._state_codec import StateCodec as StateCodec
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
     from mcpdi.lowlevel import MCPError as MCPError
@@ -33,6 +40,7 @@ if _typing.TYPE_CHECKING:
 
 _HOMES: dict[str, str] = {
     "AcceptedElicitation": "mcpdi._asking",
+    "AesGcmCodec": "mcpdi._state_aead",
     "AskModel": "mcpdi._asking",
     "CancelledElicitation": "mcpdi._asking",
     "Context": "mcpdi._context",
@@ -41,21 +49,28 @@ _HOMES: dict[str, str] = {
     "Elicit": "mcpdi._asking",
     "ElicitationResult": "mcpdi._asking",
     "Header": "mcpdi._arguments",
+    "HmacCodec": "mcpdi._state_codec",
+    "InvalidRequestState": "mcpdi._state_codec",
     "InvalidSignature": "mcpdi.engine",
     "ListRoots": "mcpdi._asking",
     "MCPError": "mcpdi.lowlevel",
     "MCPServer": "mcpdi._server",
+    "MemoryReplayStore": "mcpdi._replay",
+    "ReplayStore": "mcpdi._replay",
     "RequestStateSecurity": "mcpdi._state",
     "Resolve": "mcpdi.engine",
+    "ResourceSecurity": "mcpdi._resource_security",
     "Sample": "mcpdi._asking",
     "Server": "mcpdi.lowlevel",
     "ServerRequestContext": "mcpdi.lowlevel",
+    "StateCodec": "mcpdi._state_codec",
     "ToolError": "mcpdi._errors",
     "types": "mcpdi.types",
 }
 
 __all__ = (
     "AcceptedElicitation",
+    "AesGcmCodec",
     "AskModel",
     "CancelledElicitation",
     "Context",
@@ -64,15 +79,21 @@ __all__ = (
     "Elicit",
     "ElicitationResult",
     "Header",
+    "HmacCodec",
+    "InvalidRequestState",
     "InvalidSignature",
     "ListRoots",
     "MCPError",
     "MCPServer",
+    "MemoryReplayStore",
+    "ReplayStore",
     "RequestStateSecurity",
     "Resolve",
+    "ResourceSecurity",
     "Sample",
     "Server",
     "ServerRequestContext",
+    "StateCodec",
     "ToolError",
     "types",
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import inspect
+import logging
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from pydantic import ValidationError
 from mcpdi._arguments import ArgumentsModel, build_arguments_model, dump_arguments
 from mcpdi._context import Context
 from mcpdi._registration import compile_mcp_plan, function_name
+from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tools import failure_text
@@ -32,6 +34,8 @@ from mcpdi.engine import InvalidSignature, Plan
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 
 __all__ = ("RegisteredResource", "compile_resource", "read_resource")
+
+logger = logging.getLogger("mcpdi")
 
 _PARAMETER = re.compile(r"\{(\w+)\}")
 
@@ -46,6 +50,7 @@ class RegisteredResource:
     pattern: re.Pattern[str] | None  # None for a fixed URI
     mime_type: str | None
     wire: Resource | ResourceTemplate
+    security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY
 
     def match(self, uri: str) -> dict[str, str] | None:
         if self.pattern is None:
@@ -77,6 +82,7 @@ def compile_resource(
     icons: list[Icon] | None,
     localns: Mapping[str, Any] | None,
     validate_resolvers: bool = False,
+    security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY,
 ) -> RegisteredResource:
     """Compile `fn` into a resource, or a template when `uri` has `{parameters}`."""
     fn_name = function_name(fn)
@@ -88,6 +94,13 @@ def compile_resource(
         msg = (
             f"Resource {uri!r} ({plan.location}): the URI's parameters {sorted(in_uri)} must be the "
             f"function's arguments {sorted(taken)}; resolved and Context parameters are not in the URI"
+        )
+        raise InvalidSignature(msg, function=fn)
+    unknown = sorted(security.exempt_params - set(in_uri))
+    if unknown:
+        msg = (
+            f"Resource {uri!r} ({plan.location}): ResourceSecurity(exempt_params=...) names "
+            f"{unknown}, which are not variables of the URI {sorted(in_uri)}"
         )
         raise InvalidSignature(msg, function=fn)
     model = build_arguments_model(
@@ -110,7 +123,7 @@ def compile_resource(
             uri=uri, name=resource_name, title=title, description=doc, mime_type=mime_type, icons=icons
         )
         pattern = None
-    return RegisteredResource(uri, plan, model, pattern, mime_type, wire)
+    return RegisteredResource(uri, plan, model, pattern, mime_type, wire, security)
 
 
 def _contents(
@@ -138,6 +151,11 @@ async def read_resource(
         if raw is not None:
             break
     else:
+        raise MCPError(INVALID_PARAMS, f"Unknown resource: {uri}", {"uri": uri})
+    refused = resource.security.rejected_parameter(raw)
+    if refused is not None:
+        # Answered as unknown, and no later template is tried: a looser one must not serve it.
+        logger.info("refused %r: variable %r of %r is a path trick", uri, refused, resource.uri)
         raise MCPError(INVALID_PARAMS, f"Unknown resource: {uri}", {"uri": uri})
     try:
         validated = resource.arguments_model.model_validate(raw)

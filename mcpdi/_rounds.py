@@ -1,10 +1,7 @@
 """Running one call's plan: asking mid-call (handshake era) or in sealed rounds (2026-07-28).
 
-The 2026-07-28 inner state, sealed in `requestState`:
-`{"v": 1, "outcomes": {key: {"q": digest, "p": payload}}, "asked": {key: digest}, "churn": {key: n}}`.
-`asked` holds the questions handed out last round; an answer counts only if the live question
-still has that digest, and a recorded outcome wins over anything sent again for its key.
-`churn` counts the rounds in which a key was asked with a different question than before.
+What a round carries to the next is a `RoundState` (`mcpdi._round_state`), sealed in
+`requestState`.
 """
 
 from __future__ import annotations
@@ -15,15 +12,24 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from mcp_types import InputRequiredResult
+from mcp_types import (
+    CreateMessageResult,
+    CreateMessageResultWithTools,
+    ElicitResult,
+    InputRequiredResult,
+    ListRootsResult,
+)
+from pydantic import BaseModel, ValidationError
 
 from mcpdi._asking import MCPQuestion
 from mcpdi._context import Context, missing_capability_error
 from mcpdi._errors import ToolError
 from mcpdi._fallbacks import NO_BACK_CHANNEL, fallback_answers, missing_reason, resolver_fall_back
-from mcpdi._state import Binding, InvalidRequestState, RequestStateSecurity
+from mcpdi._round_state import AskedQuestion, BodyState, Outcome, RoundState
+from mcpdi._state import CallBinding, InvalidRequestState, RequestStateSecurity
+from mcpdi._state_codec import StateTooLarge
 from mcpdi.engine import Answer, Asked, NeedsInput, Plan
-from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError, NoBackChannel
+from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError, NoBackChannel
 
 __all__ = (
     "ASKING",
@@ -32,7 +38,7 @@ __all__ = (
     "Pending",
     "RoundParams",
     "open_body_state",
-    "run_legacy",
+    "run_asking_inline",
     "run_modern",
     "run_request",
     "seal_body_state",
@@ -43,7 +49,6 @@ logger = logging.getLogger("mcpdi")
 ASKING: ContextVar[str | None] = ContextVar("mcpdi_asking", default=None)
 """The key of the question being sent mid-call (handshake era), for in-memory clients."""
 
-STATE_VERSION = 1
 MAX_CHANGED_ROUNDS = 8
 
 
@@ -63,9 +68,9 @@ class CallTarget:
     raw_arguments: Mapping[str, Any] | None
     audience: str
 
-    def binding(self, ctx: Context[Any]) -> Binding:
+    def binding(self, ctx: Context[Any]) -> CallBinding:
         principal = ctx.request_context.principal if ctx.era is not None else None
-        return Binding.of(
+        return CallBinding.of(
             self.method,
             self.name,
             self.raw_arguments,
@@ -89,25 +94,84 @@ def invalid_state(reason: str) -> MCPError:
     return MCPError(INVALID_PARAMS, "Invalid or expired requestState", {"reason": "invalid_request_state"})
 
 
-def open_state(security: RequestStateSecurity, token: str | None, binding: Binding) -> dict[str, Any]:
-    """The inner state of the call's token; `{}` on the first round. Raises the -32602 error."""
-    if token is None:
-        return {}
+def seal_state(security: RequestStateSecurity, binding: CallBinding, inner: Mapping[str, Any]) -> str:
+    """A token for the next round. `StateTooLarge` passes; any other failure (a codec raising,
+    a KMS outage) is logged and answered with a bare -32603, never a tool error with details."""
     try:
-        return security.open(token, binding)
+        return security.seal(binding, inner)
+    except StateTooLarge:
+        raise
+    except Exception:
+        logger.exception("sealing requestState failed")
+        raise MCPError(INTERNAL_ERROR, "Internal error") from None
+
+
+async def open_state(security: RequestStateSecurity, token: str, binding: CallBinding) -> dict[str, Any]:
+    """The inner state of the call's token, used up. Raises the -32602 error."""
+    try:
+        return await security.redeem(token, binding)
     except InvalidRequestState as error:
         raise invalid_state(error.reason) from None
 
 
-def _as_mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}  # pyright: ignore[reportUnknownVariableType]
+async def open_round_state(security: RequestStateSecurity, token: str, binding: CallBinding) -> RoundState:
+    """The resolver-driven state of the call's token. Raises the -32602 error."""
+    inner = await open_state(security, token, binding)
+    try:
+        return RoundState.parse(inner)
+    except InvalidRequestState as error:
+        raise invalid_state(error.reason) from None
 
 
-def _payload_of(response: Any) -> Any:
-    dump = getattr(response, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json", by_alias=True, exclude_none=True)
-    return response
+_RESPONSE_TYPES: dict[str, tuple[type[BaseModel], ...]] = {
+    "elicitation/create": (ElicitResult,),
+    "sampling/createMessage": (CreateMessageResult, CreateMessageResultWithTools),
+    "roots/list": (ListRootsResult,),
+}
+
+
+def validated_payload(method: str, response: Any) -> Any:
+    """What is recorded for `response` to a question asked with `method`.
+
+    A response of the right kind is kept as its validated wire form (fields the protocol does
+    not define are dropped); a response of another kind is recorded as null, which every question refuses
+    as a response of the wrong kind, so the call still ends as it would have, without carrying
+    the client's bytes from round to round.
+    """
+    kinds = _RESPONSE_TYPES.get(method)
+    if kinds is None:  # a method this layer has no response type for: the question decides
+        dump = getattr(response, "model_dump", None)
+        return dump(mode="json", by_alias=True, exclude_none=True) if callable(dump) else response
+    model = response if isinstance(response, kinds) else None
+    if model is None and not isinstance(response, BaseModel):
+        for kind in kinds:
+            try:
+                model = kind.model_validate(response)
+                break
+            except ValidationError:
+                continue
+    if model is None:
+        return None
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def record_responses(state: RoundState, responses: Mapping[str, Any]) -> dict[str, Outcome]:
+    """The outcomes after this round's responses: one per question asked last round, at most.
+
+    Identical questions from different resolvers were asked once, under the first key, so a
+    response under that key answers all of them.
+    """
+    outcomes = dict(state.outcomes)
+    first_key_of: dict[str, str] = {}
+    for key, asked in state.asked.items():
+        first_key_of.setdefault(asked.digest, key)
+    for key, asked in state.asked.items():
+        if key in outcomes:
+            continue
+        response = responses.get(key, responses.get(first_key_of[asked.digest]))
+        if response is not None:
+            outcomes[key] = Outcome(asked.digest, validated_payload(asked.method, response))
+    return outcomes
 
 
 async def run_modern(
@@ -122,39 +186,20 @@ async def run_modern(
 ) -> Any:
     """One round: the root's result, or `Pending` with the questions of this round."""
     if request_state is None:
-        # A first round: nothing was asked yet, so no answer can count.
+        # A first round: nothing was asked yet, so no answer can count (and the hot path
+        # computes no arguments digest unless it asks).
         first = await _run_with_fallbacks(plan, arguments, ctx, {})
         if not isinstance(first, NeedsInput):
             return first
-        return Pending(_ask_round(first, ctx, {}, {}, {}, target.binding(ctx), security))
-    inner = open_state(security, request_state, target.binding(ctx))
-    if inner.get("v") != STATE_VERSION:
-        inner = {}  # a state from another version of this layer: start over, ask again
-    outcomes: dict[str, Any] = dict(_as_mapping(inner.get("outcomes")))
-    asked: Mapping[str, Any] = _as_mapping(inner.get("asked"))
-    churn: dict[str, int] = {k: v for k, v in _as_mapping(inner.get("churn")).items() if isinstance(v, int)}
-    responses = input_responses or {}
-
-    # Identical questions from different resolvers were asked once, under the first key.
-    first_key_of: dict[str, str] = {}
-    for key, digest in asked.items():
-        first_key_of.setdefault(str(digest), key)
-    for key, digest in asked.items():
-        if key in outcomes or not isinstance(digest, str):
-            continue
-        response = responses.get(key, responses.get(first_key_of[digest]))
-        if response is not None:
-            outcomes[key] = {"q": digest, "p": _payload_of(response)}
-
-    answers: dict[str, Answer] = {}
-    for key, record in outcomes.items():
-        fields = _as_mapping(record)
-        if "q" in fields:
-            answers[key] = Answer(str(fields["q"]), fields.get("p"))
+        return Pending(_ask_round(first, ctx, {}, RoundState(), target.binding(ctx), security))
+    binding = target.binding(ctx)
+    state = await open_round_state(security, request_state, binding)
+    outcomes = record_responses(state, input_responses or {})
+    answers = {key: Answer(outcome.digest, outcome.payload) for key, outcome in outcomes.items()}
     result = await _run_with_fallbacks(plan, arguments, ctx, answers)
     if not isinstance(result, NeedsInput):
         return result
-    return Pending(_ask_round(result, ctx, outcomes, asked, churn, target.binding(ctx), security))
+    return Pending(_ask_round(result, ctx, outcomes, state, binding, security))
 
 
 async def _run_with_fallbacks(
@@ -179,22 +224,22 @@ async def _run_with_fallbacks(
 def _ask_round(
     needs: NeedsInput,
     ctx: Context[Any],
-    outcomes: dict[str, Any],
-    previously_asked: Mapping[str, Any],
-    churn: dict[str, int],
-    binding: Binding,
+    outcomes: dict[str, Outcome],
+    previous: RoundState,
+    binding: CallBinding,
     security: RequestStateSecurity,
 ) -> InputRequiredResult:
     requests: dict[str, Any] = {}
-    asked: dict[str, str] = {}
+    asked: dict[str, AskedQuestion] = {}
+    churn = dict(previous.churn)
     keys_by_digest: dict[str, str] = {}
     for item in needs.questions:
         question = _mcp_question(item)
         error = missing_capability_error(question, ctx.client_capabilities, f"resolver {item.step.name!r}")
         if error is not None:
             raise error
-        before = previously_asked.get(item.key)
-        if before is not None and before != item.digest:
+        before = previous.asked.get(item.key)
+        if before is not None and before.digest != item.digest:
             churn[item.key] = churn.get(item.key, 0) + 1
             if churn[item.key] > MAX_CHANGED_ROUNDS:
                 msg = (
@@ -204,19 +249,25 @@ def _ask_round(
                 )
                 raise ToolError(msg)
         outcomes.pop(item.key, None)  # an outcome for an older wording of this question is void
-        asked[item.key] = item.digest
+        asked[item.key] = AskedQuestion(item.digest, question.method)
         if item.digest in keys_by_digest:
             continue  # the same question from another resolver: ask it once
         keys_by_digest[item.digest] = item.key
         request: dict[str, Any] = {"method": question.method}
         params = question.wire_params(modern=True)
         if params is not None:
-            request["params"] = params
-        requests[item.key] = request
-    inner: dict[str, Any] = {"v": STATE_VERSION, "outcomes": outcomes, "asked": asked}
-    if churn:
-        inner["churn"] = churn
-    token = security.seal(binding, inner)
+            requests[item.key] = request | {"params": params}
+        else:
+            requests[item.key] = request
+    try:
+        token = seal_state(security, binding, RoundState(outcomes, asked, churn).dump())
+    except StateTooLarge as error:
+        msg = (
+            f"the answers recorded for this call take {error.size} bytes, over the limit of "
+            f"{error.limit} for a requestState; ask for less per question (a smaller max_tokens "
+            "for Sample)"
+        )
+        raise ToolError(msg) from None
     if len(token) > security.max_token_size:
         msg = (
             f"the answers recorded for this call need a requestState of {len(token)} characters, "
@@ -238,8 +289,11 @@ def _mcp_question(item: Asked) -> MCPQuestion:
     return question
 
 
-async def run_legacy(plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any]) -> Any:
-    """The whole call at once: each question is sent to the client as it comes up."""
+async def run_asking_inline(plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any]) -> Any:
+    """The whole call at once: each question is sent to the client as it comes up.
+
+    Also runs the bodies of tools that drive their own rounds (no resolvers), in either era.
+    """
     answered: dict[str, Any] = {}
 
     async def ask(item: Asked) -> Any:
@@ -281,24 +335,26 @@ async def run_legacy(plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any]
 
 
 def seal_body_state(
-    security: RequestStateSecurity, binding: Binding, result: InputRequiredResult
+    security: RequestStateSecurity, binding: CallBinding, result: InputRequiredResult
 ) -> InputRequiredResult:
     """Seal the state of a tool that drives its own rounds (returns `InputRequiredResult` itself)."""
     if result.request_state is None:
         return result
-    token = security.seal(binding, {"v": STATE_VERSION, "body": result.request_state})
+    token = seal_state(security, binding, BodyState(result.request_state).dump())
     return result.model_copy(update={"request_state": token})
 
 
-def open_body_state(security: RequestStateSecurity, token: str | None, binding: Binding) -> str | None:
+async def open_body_state(
+    security: RequestStateSecurity, token: str | None, binding: CallBinding
+) -> str | None:
     """The tool's own state from last round (None on the first round)."""
     if token is None:
         return None
-    inner = open_state(security, token, binding)
-    body = inner.get("body")
-    if not isinstance(body, str):
-        raise invalid_state("the token was not sealed for a tool that drives its own rounds")
-    return body
+    inner = await open_state(security, token, binding)
+    try:
+        return BodyState.parse(inner).body
+    except InvalidRequestState as error:
+        raise invalid_state(error.reason) from None
 
 
 async def run_request(
@@ -320,10 +376,10 @@ async def run_request(
     if not plan.steps:
         state = None
         if modern and request_state is not None:
-            state = open_body_state(security, request_state, target.binding(ctx))
+            state = await open_body_state(security, request_state, target.binding(ctx))
         if input_responses is not None or state is not None:
             ctx = ctx.with_input(input_responses, state)  # pyright: ignore[reportArgumentType]
-        value = await run_legacy(plan, arguments, ctx)
+        value = await run_asking_inline(plan, arguments, ctx)
         if isinstance(value, InputRequiredResult):
             if not modern:
                 msg = "returned an InputRequiredResult, which only protocol 2026-07-28 can carry"
@@ -341,7 +397,7 @@ async def run_request(
             request_state=request_state,
         )
     else:
-        value = await run_legacy(plan, arguments, ctx)
+        value = await run_asking_inline(plan, arguments, ctx)
     if isinstance(value, InputRequiredResult):
         msg = "returned an InputRequiredResult although its resolvers drive the rounds"
         raise RuntimeError(msg)

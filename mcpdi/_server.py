@@ -30,6 +30,7 @@ from typing_extensions import TypeVar as DefaultTypeVar
 
 from mcpdi._context import Context
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
+from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tools import RegisteredTool, call_tool, compile_tool
@@ -71,8 +72,9 @@ class MCPServer(Generic[LifespanT]):
     Parameters are call arguments (in the published schema), `Context`, or
     `Annotated[T, Resolve(fn)]`: filled by your resolver, invisible to the model. Everything
     is compiled at registration, so a mistake raises `InvalidSignature` before any client
-    connects. `request_state` seals the multi-round state of protocol 2026-07-28; give it
-    shared keys (`RequestStateSecurity(keys=[...])`) when several processes serve one name.
+    connects. `request_state` (or `request_state_security`, as the official SDK spells it)
+    seals the multi-round state of protocol 2026-07-28; give it shared keys
+    (`RequestStateSecurity(keys=[...])`) when several processes serve one name.
     `validate_resolvers=True` checks every resolver's result against the annotation of the
     parameter it fills, as `Resolve(fn, validate=True)` does for one resolver.
     """
@@ -90,10 +92,20 @@ class MCPServer(Generic[LifespanT]):
         lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None = None,
         request_state: RequestStateSecurity | None = None,
         validate_resolvers: bool = False,
+        request_state_security: RequestStateSecurity | None = None,
+        resource_security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY,
     ) -> None:
+        if request_state is not None and request_state_security is not None:
+            msg = (
+                "MCPServer takes request_state= or request_state_security= (the official SDK's "
+                "name for the same thing), not both"
+            )
+            raise TypeError(msg)
         self.name = name or "mcpdi"
         self.instructions = instructions
-        self.request_state = request_state if request_state is not None else RequestStateSecurity()
+        chosen = request_state if request_state is not None else request_state_security
+        self.request_state = chosen if chosen is not None else RequestStateSecurity.ephemeral()
+        self.resource_security = resource_security
         self._lifespan = lifespan
         self._validate_resolvers = validate_resolvers
         self._tools: dict[str, RegisteredTool] = {}
@@ -262,8 +274,13 @@ class MCPServer(Generic[LifespanT]):
         description: str | None = None,
         mime_type: str | None = None,
         icons: list[Icon] | None = None,
+        security: ResourceSecurity | None = None,
     ) -> Callable[[FnT], FnT]:
-        """Register a function as a resource (`"res://x"`) or a template (`"res://{x}"`)."""
+        """Register a function as a resource (`"res://x"`) or a template (`"res://{x}"`).
+
+        A template's variables pass `security` (by default the server's `resource_security`:
+        no `..` segments, absolute paths or NUL bytes) before the function sees them.
+        """
         if callable(uri):
             msg = "@mcp.resource takes the URI: write @mcp.resource('scheme://path')"
             raise TypeError(msg)
@@ -280,6 +297,7 @@ class MCPServer(Generic[LifespanT]):
                 icons=icons,
                 localns=localns,
                 validate_resolvers=self._validate_resolvers,
+                security=security if security is not None else self.resource_security,
             )
             self._resources[resource.uri] = resource
             return fn

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import secrets
 import time
@@ -11,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
+from mcpdi._replay import MemoryReplayStore, ReplayStore
 from mcpdi._state_codec import (
     COMPRESS_ABOVE,
     MAX_PAYLOAD_SIZE,
@@ -18,9 +20,12 @@ from mcpdi._state_codec import (
     HmacCodec,
     InvalidRequestState,
     StateCodec,
+    StateTooLarge,
+    UnsealingCodec,
     b64url_decode,
     b64url_encode,
     compact_json,
+    opener_of,
     pack_payload,
     unpack_payload,
 )
@@ -30,9 +35,11 @@ __all__ = (
     "MAX_PAYLOAD_SIZE",
     "MAX_TOKEN_SIZE",
     "MIN_KEY_BYTES",
-    "Binding",
+    "CallBinding",
     "HmacCodec",
     "InvalidRequestState",
+    "MemoryReplayStore",
+    "ReplayStore",
     "RequestStateSecurity",
     "StateCodec",
     "arguments_digest",
@@ -43,11 +50,11 @@ __all__ = (
     "unpack_payload",
 )
 
+logger = logging.getLogger("mcpdi")
+
 MAX_TOKEN_SIZE: Final = 1 << 20
 """Longest token `RequestStateSecurity.open` looks at, in characters (1 MiB)."""
 _CLAIMS_VERSION: Final = 1
-# One random key per process: enough for a single worker; several workers must share keys.
-_PROCESS_KEY: Final = secrets.token_bytes(MIN_KEY_BYTES)
 
 
 def arguments_digest(arguments: Mapping[str, Any] | None) -> str:
@@ -64,7 +71,7 @@ def arguments_digest(arguments: Mapping[str, Any] | None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Binding:
+class CallBinding:
     """What a token is bound to: the call that received it must be the call it was sealed for.
 
     `target` is the tool or prompt name or the resource URI; `audience` names the server;
@@ -86,7 +93,7 @@ class Binding:
         *,
         audience: str,
         principal: str | None = None,
-    ) -> Binding:
+    ) -> CallBinding:
         return cls(method, target, arguments_digest(arguments), audience, principal)
 
 
@@ -113,6 +120,7 @@ class _Claims:
     arguments: str
     audience: str
     principal: str | None
+    state_id: str
     inner: dict[str, Any]
 
     @classmethod
@@ -129,7 +137,7 @@ class _Claims:
             if isinstance(stamp, bool) or not isinstance(stamp, int | float) or not math.isfinite(stamp):
                 msg = f"claim {name!r} is missing or not a number"
                 raise InvalidRequestState(msg)
-        for name in ("m", "t", "a", "aud"):
+        for name in ("m", "t", "a", "aud", "j"):
             if not isinstance(claims.get(name), str):
                 msg = f"claim {name!r} is missing or not a string"
                 raise InvalidRequestState(msg)
@@ -149,6 +157,7 @@ class _Claims:
             claims["a"],
             claims["aud"],
             principal,
+            claims["j"],
             cast("dict[str, Any]", inner),
         )
 
@@ -158,16 +167,33 @@ class RequestStateSecurity:
 
     keys: a ring of secrets (bytes, or str used as UTF-8, each at least 32 bytes); the first
         seals, all verify, so rotate by putting the new key first. Share them between workers.
-        None (and no codec) means a random key per process: tokens die with the process.
+        None (and no codec) means a random key of this policy alone (so of one server): its
+        tokens die with it, and no other server in the process accepts them.
     ttl: seconds a token stays valid; each round re-seals, so it bounds think time per round.
-    audience: replaces `Binding.audience` on both sides, e.g. one name for a service deployed
+    audience: replaces `CallBinding.audience` on both sides, e.g. one name for a service deployed
         under several server names.
-    codec: a `StateCodec` instead of keys (AEAD, KMS).
+    codec: a `StateCodec` instead of keys (AEAD, KMS); one written for the official SDK
+        (`seal`/`unseal`) works too.
     clock: seconds since the epoch; max_skew: how far `iat` may lie in the future.
     max_token_size: longer tokens are refused before any decoding.
+    single_use: each token is accepted once (`redeem`), so a confirmed round cannot be sent
+        again to repeat its side effects. Turning it off lets a client (or anyone who saw a
+        token) replay a round until the token expires.
+    replay_store: where used token ids are kept (a `ReplayStore`; by default a
+        `MemoryReplayStore` of this process). Several processes need one shared store.
     """
 
-    __slots__ = ("_clock", "_codec", "audience", "ephemeral", "max_skew", "max_token_size", "ttl")
+    __slots__ = (
+        "_clock",
+        "_open",
+        "_seal",
+        "audience",
+        "is_ephemeral",
+        "max_skew",
+        "max_token_size",
+        "replay_store",
+        "ttl",
+    )
 
     def __init__(
         self,
@@ -175,11 +201,16 @@ class RequestStateSecurity:
         *,
         ttl: float = 600.0,
         audience: str | None = None,
-        codec: StateCodec | None = None,
+        codec: StateCodec | UnsealingCodec | None = None,
         clock: Callable[[], float] = time.time,
         max_skew: float = 60.0,
         max_token_size: int = MAX_TOKEN_SIZE,
+        single_use: bool = True,
+        replay_store: ReplayStore | None = None,
     ) -> None:
+        if not single_use and replay_store is not None:
+            msg = "RequestStateSecurity got a replay_store with single_use=False; drop one of them"
+            raise ValueError(msg)
         if keys is not None and codec is not None:
             msg = "RequestStateSecurity takes keys or a codec, not both; a codec holds its own keys"
             raise ValueError(msg)
@@ -189,18 +220,37 @@ class RequestStateSecurity:
         if not (math.isfinite(max_skew) and max_skew >= 0):
             msg = f"RequestStateSecurity max_skew must be zero or more seconds, not {max_skew!r}"
             raise ValueError(msg)
-        self.ephemeral = keys is None and codec is None
-        self._codec: StateCodec = (
-            codec if codec is not None else HmacCodec([_PROCESS_KEY] if keys is None else keys)
-        )
+        self.is_ephemeral = keys is None and codec is None
+        if codec is not None:
+            sealer = codec
+        else:
+            sealer = HmacCodec([secrets.token_bytes(MIN_KEY_BYTES)] if keys is None else keys)
+        self._open = opener_of(sealer)
+        self._seal = sealer.seal
         self.ttl = float(ttl)
         self.audience = audience
         self._clock = clock
         self.max_skew = float(max_skew)
         self.max_token_size = max_token_size
+        self.replay_store: ReplayStore | None = None
+        if single_use:
+            self.replay_store = replay_store if replay_store is not None else MemoryReplayStore(clock=clock)
 
-    def seal(self, binding: Binding, inner: Mapping[str, Any]) -> str:
-        """A token carrying `inner` (JSON values only) for the call `binding` describes."""
+    @classmethod
+    def ephemeral(
+        cls, *, ttl: float = 600.0, audience: str | None = None, single_use: bool = True
+    ) -> RequestStateSecurity:
+        """A policy under a random key of its own (what `MCPServer` uses when given none).
+
+        Tokens die with the server: several processes serving one name need shared `keys`.
+        """
+        return cls(ttl=ttl, audience=audience, single_use=single_use)
+
+    def seal(self, binding: CallBinding, inner: Mapping[str, Any]) -> str:
+        """A token carrying `inner` (JSON values only) for the call `binding` describes.
+
+        Raises `StateTooLarge` when the claims exceed `MAX_PAYLOAD_SIZE` bytes of JSON.
+        """
         now = self._clock()
         claims: dict[str, Any] = {
             "v": _CLAIMS_VERSION,
@@ -210,23 +260,54 @@ class RequestStateSecurity:
             "t": binding.target,
             "a": binding.arguments_digest,
             "aud": self.audience if self.audience is not None else binding.audience,
+            "j": b64url_encode(secrets.token_bytes(16)),
         }
         if binding.principal is not None:
             claims["p"] = _principal_tag(binding.principal)
         claims["s"] = dict(inner)
         try:
             payload = pack_payload(claims)
+        except StateTooLarge:
+            raise
         except (TypeError, ValueError) as exc:
             # Python 3.13 appends the offending value (": nan"); the first clause is the reason.
             msg = f"requestState inner state must hold JSON values only: {str(exc).partition(': ')[0]}"
             raise type(exc)(msg) from exc
-        return self._codec.seal(payload)
+        token = cast("object", self._seal(payload))  # a plug-in: checked, not trusted
+        if not isinstance(token, str):
+            msg = f"the requestState codec returned {type(token).__name__} from seal, not str"
+            raise TypeError(msg)
+        return token
 
-    def open(self, token: object, binding: Binding) -> dict[str, Any]:
+    def open(self, token: object, binding: CallBinding) -> dict[str, Any]:
         """The inner state of a token sealed by `seal` for this same call, still in time.
 
-        Raises `InvalidRequestState` for anything else, including a non-string `token`.
+        Raises `InvalidRequestState` for anything else, including a non-string `token`. Only
+        checks: `redeem` is what a server calls, to also use the token up.
         """
+        return self._verified(token, binding).inner
+
+    async def redeem(self, token: object, binding: CallBinding) -> dict[str, Any]:
+        """`open`, and with `single_use` claim the token's id, so a second redeem refuses it."""
+        claims = self._verified(token, binding)
+        if self.replay_store is None:
+            return claims.inner
+        try:
+            fresh = await self.replay_store.claim(claims.state_id, self._expiry(claims))
+        except Exception as exc:
+            logger.exception("requestState replay store raised; refusing the token")
+            msg = f"replay store raised {type(exc).__name__}"
+            raise InvalidRequestState(msg) from None
+        if not fresh:
+            msg = "token was already used (each requestState is accepted once)"
+            raise InvalidRequestState(msg)
+        return claims.inner
+
+    def _expiry(self, claims: _Claims) -> float:
+        # Our own ttl caps older, longer-lived tokens after a policy change.
+        return min(claims.expires_at, claims.issued_at + self.ttl)
+
+    def _verified(self, token: object, binding: CallBinding) -> _Claims:
         if not isinstance(token, str):
             msg = f"token is {type(token).__name__}, not a string"
             raise InvalidRequestState(msg)
@@ -236,10 +317,26 @@ class RequestStateSecurity:
         if len(token) > self.max_token_size:
             msg = f"token is {len(token)} characters, over the limit of {self.max_token_size}"
             raise InvalidRequestState(msg)
-        claims = _Claims.parse(unpack_payload(self._codec.open(token)))
+        claims = _Claims.parse(unpack_payload(self._opened(token)))
         self._check_time(claims)
         self._check_binding(claims, binding)
-        return claims.inner
+        return claims
+
+    def _opened(self, token: str) -> bytes:
+        # Fail closed: whatever goes wrong in a codec (a KMS outage, a bug, a foreign
+        # exception type) refuses the token; the peer learns nothing more than for a forgery.
+        try:
+            plaintext = cast("object", self._open(token))  # a plug-in: checked, not trusted
+        except InvalidRequestState:
+            raise
+        except Exception as exc:
+            logger.exception("requestState codec raised while opening a token; refusing it")
+            msg = f"codec raised {type(exc).__name__}"
+            raise InvalidRequestState(msg) from None
+        if not isinstance(plaintext, bytes | bytearray):
+            msg = f"codec returned {type(plaintext).__name__}, not bytes"
+            raise InvalidRequestState(msg)
+        return bytes(plaintext)
 
     def _check_time(self, claims: _Claims) -> None:
         now = self._clock()
@@ -249,13 +346,12 @@ class RequestStateSecurity:
                 f"(more than the allowed skew of {self.max_skew:g} s)"
             )
             raise InvalidRequestState(msg)
-        # Our own ttl caps older, longer-lived tokens after a policy change.
-        expires_at = min(claims.expires_at, claims.issued_at + self.ttl)
+        expires_at = self._expiry(claims)
         if now >= expires_at:
             msg = f"token expired {now - expires_at:.1f} s ago"
             raise InvalidRequestState(msg)
 
-    def _check_binding(self, claims: _Claims, binding: Binding) -> None:
+    def _check_binding(self, claims: _Claims, binding: CallBinding) -> None:
         audience = self.audience if self.audience is not None else binding.audience
         if claims.method != binding.method:
             msg = f"token was sealed for method {_shown(claims.method)}, not {_shown(binding.method)}"

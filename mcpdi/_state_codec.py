@@ -7,8 +7,8 @@ import hmac
 import json
 import re
 import zlib
-from collections.abc import Sequence
-from typing import Any, Final, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Protocol, cast
 
 __all__ = (
     "COMPRESS_ABOVE",
@@ -17,16 +17,22 @@ __all__ = (
     "HmacCodec",
     "InvalidRequestState",
     "StateCodec",
+    "StateTooLarge",
+    "UnsealingCodec",
     "b64url_decode",
     "b64url_encode",
     "compact_json",
+    "key_bytes",
+    "opener_of",
     "pack_payload",
     "unpack_payload",
 )
 
 MIN_KEY_BYTES: Final = 32
-MAX_PAYLOAD_SIZE: Final = 8 << 20
-"""Largest decompressed payload `unpack_payload` produces."""
+MAX_PAYLOAD_SIZE: Final = 1 << 20
+"""Largest payload `pack_payload` seals and `unpack_payload` inflates (1 MiB), so a round costs
+at most about what a client could send uncompressed: compression saves bandwidth, never
+multiplies the server's work."""
 COMPRESS_ABOVE: Final = 1024
 """Payloads longer than this are zlib-compressed when that makes them smaller."""
 
@@ -46,16 +52,47 @@ class InvalidRequestState(Exception):
         super().__init__(f"invalid requestState: {reason}")
 
 
+class StateTooLarge(ValueError):
+    """The state to seal is larger than `MAX_PAYLOAD_SIZE`: the server's own limit, not the peer's fault."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(f"requestState payload is {size} bytes, over the limit of {limit}")
+
+
 class StateCodec(Protocol):
     """Turns bytes into a token only the server can have made, and back.
 
-    `open` raises `InvalidRequestState` for any token it did not seal (or cannot trust); any
-    other exception is an outage (a KMS being down), not the peer's fault.
+    `open` raises `InvalidRequestState` for any token it did not seal (or cannot trust). Any
+    other exception (a KMS being down) also refuses the token: the server fails closed and
+    logs it. Both methods are synchronous: cache key material instead of calling out per token.
+    A codec written for the official SDK, with `unseal` instead of `open`, is accepted too.
     """
 
-    def seal(self, plaintext: bytes) -> str: ...
+    def seal(self, plaintext: bytes, /) -> str: ...
 
-    def open(self, token: str) -> bytes: ...
+    def open(self, token: str, /) -> bytes: ...
+
+
+class UnsealingCodec(Protocol):
+    """The official SDK's spelling of `StateCodec` (`seal` / `unseal`)."""
+
+    def seal(self, plaintext: bytes, /) -> str: ...
+
+    def unseal(self, token: str, /) -> bytes: ...
+
+
+def opener_of(codec: StateCodec | UnsealingCodec) -> Callable[[str], bytes]:
+    """The codec's `open`, or its `unseal`; a TypeError naming what is missing otherwise."""
+    opener = getattr(codec, "open", None) or getattr(codec, "unseal", None)
+    if not callable(getattr(codec, "seal", None)) or not callable(opener):
+        msg = (
+            f"a requestState codec needs seal(bytes) -> str and open(str) -> bytes (or unseal); "
+            f"{type(codec).__qualname__} does not have both"
+        )
+        raise TypeError(msg)
+    return cast("Callable[[str], bytes]", opener)
 
 
 def b64url_encode(data: bytes) -> str:
@@ -82,10 +119,12 @@ def compact_json(value: Any, *, sort_keys: bool = False) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def pack_payload(value: Any) -> bytes:
+def pack_payload(value: Any, *, max_size: int = MAX_PAYLOAD_SIZE) -> bytes:
     """Compact JSON behind a format byte: 0x01 plain, 0x02 zlib (used above `COMPRESS_ABOVE` bytes
-    when it saves space)."""
+    when it saves space). Raises `StateTooLarge` above `max_size` bytes of JSON."""
     data = compact_json(value)
+    if len(data) > max_size:
+        raise StateTooLarge(len(data), max_size)
     if len(data) > COMPRESS_ABOVE:
         squeezed = zlib.compress(data, 6)
         if len(squeezed) < len(data):
@@ -130,7 +169,8 @@ def unpack_payload(data: bytes, *, max_size: int = MAX_PAYLOAD_SIZE) -> Any:
         raise InvalidRequestState(msg) from None
 
 
-def _key_bytes(position: int, key: object) -> bytes:
+def key_bytes(position: int, key: object) -> bytes:
+    """A ring key as bytes (str keys are UTF-8), refused with advice when it is not a long secret."""
     if isinstance(key, str):
         key = key.encode("utf-8")
     if not isinstance(key, bytes | bytearray):
@@ -168,7 +208,7 @@ class HmacCodec:
             raise ValueError(msg)
         ring: list[tuple[bytes, bytes]] = []
         for position, key in enumerate(keys, start=1):
-            secret = _key_bytes(position, key)
+            secret = key_bytes(position, key)
             kid = hmac.digest(secret, b"mcpdi/request-state/v1/kid", "sha256")[:_KID_BYTES]
             ring.append((kid, hmac.digest(secret, b"mcpdi/request-state/v1/mac", "sha256")))
         self._ring: tuple[tuple[bytes, bytes], ...] = tuple(ring)
@@ -177,11 +217,11 @@ class HmacCodec:
     def _mac(mac_key: bytes, kid: bytes, plaintext: bytes) -> bytes:
         return hmac.digest(mac_key, _HMAC_PREFIX.encode("ascii") + kid + plaintext, "sha256")
 
-    def seal(self, plaintext: bytes) -> str:
+    def seal(self, plaintext: bytes, /) -> str:
         kid, mac_key = self._ring[0]
         return _HMAC_PREFIX + b64url_encode(kid + plaintext + self._mac(mac_key, kid, plaintext))
 
-    def open(self, token: str) -> bytes:
+    def open(self, token: str, /) -> bytes:
         if not token.startswith(_HMAC_PREFIX):
             msg = f"token does not start with {_HMAC_PREFIX!r}"
             raise InvalidRequestState(msg)
@@ -203,3 +243,5 @@ class HmacCodec:
                 return plaintext
         msg = f"token MAC does not verify (key id {kid.hex()})"
         raise InvalidRequestState(msg)
+
+    unseal = open  # the official SDK's name, so this codec also plugs into it

@@ -50,6 +50,9 @@ def test_the_names_other_packages_import_are_exported() -> None:
         "ServerRequestContext",
         "Header",
         "RequestStateSecurity",
+        "StateCodec",
+        "HmacCodec",
+        "InvalidRequestState",
         "types",
     }
     assert expected <= set(mcpdi.__all__)

@@ -36,7 +36,7 @@ class StdioSession:
         await self._stdin.send(line.encode() + b"\n")
 
     async def receive(self) -> dict[str, Any]:
-        with anyio.fail_after(10):
+        with anyio.fail_after(30):
             return json.loads(await self._lines.receive_until(b"\n", 1 << 20))
 
     async def request(self, message: dict[str, Any] | str) -> dict[str, Any]:
@@ -47,7 +47,7 @@ class StdioSession:
         """Close stdin; return what else came on stdout before the process exited."""
         await self._stdin.aclose()
         rest = b""
-        with anyio.fail_after(10):
+        with anyio.fail_after(30):
             while True:
                 try:
                     rest += await self._lines.receive()
