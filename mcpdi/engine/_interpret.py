@@ -1,4 +1,12 @@
-"""The generic interpreter: finishes a round after the first question, and the run-time helpers."""
+"""The reference interpreter: finishes a round after the first question, and the run-time helpers.
+
+The generated code (`_codegen.py`) is a faster copy of this loop for the path on which nobody
+asks; both must agree on values and on exceptions (`tests/engine/test_engine_properties.py`):
+
+- a resolver's exception becomes `ResolverError(step=...)`, chained to the original;
+- an adapter's exception passes unchanged: adapters are applied outside the resolver's `try`;
+- a step whose `may_ask` is False is never checked for a question: its value is injected as is.
+"""
 
 from __future__ import annotations
 
@@ -58,60 +66,96 @@ def missing_context(plan_name: str, context_type: type) -> MissingArgument:
     return MissingArgument(msg, name=context_type)
 
 
-def read_arguments(plan: Plan, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    for argument in plan.arguments:
-        if argument.name in arguments:
-            values[argument.name] = arguments[argument.name]
-        elif argument.required:
-            raise missing_argument(plan.name, argument.name)
-        else:
-            values[argument.name] = argument.default
-    return values
+def consumers_of(plan: Plan, index: int) -> list[Binding]:
+    """The bindings fed by step `index`, in the order their consumers run (the root last)."""
+    later = (b for s in plan.steps[index + 1 :] for b in s.bindings)
+    return [b for b in (*later, *plan.bindings) if b.edge is not None and b.edge.provider.index == index]
 
 
 class _Round:
-    """The values of one round so far, and which of them came from answered questions."""
+    """The values of one round so far; an answered question's consumers get adapted values.
+
+    The generated prologue has already checked the arguments and the context, so the round
+    reads them without checking again.
+    """
 
     def __init__(
-        self, plan: Plan, arguments: Mapping[str, Any], context: Mapping[type, Any], values: list[Any]
-    ):
+        self,
+        plan: Plan,
+        arguments: Mapping[str, Any],
+        context: Mapping[type, Any],
+        values: list[Any],
+    ) -> None:
         self.plan = plan
-        self.arguments = read_arguments(plan, arguments)
+        self.arguments = arguments
         self.context = context
         self.values = values
-        self.answered = [False] * len(values)
+        self.defaults = {a.name: a.default for a in plan.arguments if not a.required}
+        self.delivered: dict[int, Any] = {}  # id(binding) -> the answered value, adapted for it
 
     def value_of(self, binding: Binding) -> Any:
         if binding.source == "argument":
-            return self.arguments[binding.argument]
+            name = binding.argument
+            if name in self.defaults:
+                return self.arguments.get(name, self.defaults[name])
+            return self.arguments[name]
         if binding.source == "context":
-            assert binding.context_type is not None
             if binding.optional:
-                return self.context.get(binding.context_type)
-            if binding.context_type not in self.context:
-                raise missing_context(self.plan.name, binding.context_type)
-            return self.context[binding.context_type]
+                return self.context.get(binding.context_type)  # pyright: ignore[reportArgumentType]
+            return self.context[binding.context_type]  # pyright: ignore[reportArgumentType]
         assert binding.edge is not None
-        index = binding.edge.provider.index
-        value = self.values[index]
+        delivered = self.delivered.get(id(binding), UNSET)
+        if delivered is not UNSET:
+            return delivered
+        value = self.values[binding.edge.provider.index]
         adapter = binding.adapter
-        if adapter is not None:
-            adapt = adapter.answered if self.answered[index] else adapter.plain
-            if adapt is not None:
-                value = adapt(value)
+        if adapter is not None and adapter.plain is not None:
+            return adapter.plain(value)
         return value
 
-    async def call(
-        self, fn: Callable[..., Any], bindings: tuple[Binding, ...], is_async: bool, inline: bool
-    ) -> Any:
+    def answered(self, index: int, value: Any) -> None:
+        """Record an answered question's value and shape it for each consumer now.
+
+        An adapter may refuse the answer (a declined confirmation); applying it at once ends the
+        round before any other resolver runs or any other question is put.
+        """
+        self.values[index] = value
+        for binding in consumers_of(self.plan, index):
+            adapter = binding.adapter
+            if adapter is not None and adapter.answered is not None:
+                self.delivered[id(binding)] = adapter.answered(value)
+            else:
+                self.delivered[id(binding)] = value
+
+    def arguments_of(self, bindings: tuple[Binding, ...]) -> tuple[list[Any], dict[str, Any]]:
         args = [self.value_of(b) for b in bindings if b.positional]
         kwargs = {b.parameter: self.value_of(b) for b in bindings if not b.positional}
-        if is_async:
-            return await fn(*args, **kwargs)
-        if inline:
-            return fn(*args, **kwargs)
-        return await offload(functools.partial(fn, *args, **kwargs))
+        return args, kwargs
+
+
+async def _invoke(
+    fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], is_async: bool, inline: bool
+) -> Any:
+    if is_async:
+        return await fn(*args, **kwargs)
+    if inline:
+        return fn(*args, **kwargs)
+    return await offload(functools.partial(fn, *args, **kwargs))
+
+
+def _answer_for(
+    answers: Mapping[str, Answer] | None, by_digest: dict[str, Answer], key: str, digest: str
+) -> Answer | None:
+    """An answer to this exact question: under the step's key, or given to the same question
+    asked by another step (an identical question is put once per call)."""
+    if not answers:
+        return None
+    answer = answers.get(key)
+    if answer is not None and answer.digest == digest:
+        return answer
+    if not by_digest:
+        by_digest.update((a.digest, a) for a in answers.values())
+    return by_digest.get(digest)
 
 
 async def resume(
@@ -132,33 +176,37 @@ async def resume(
     state = _Round(plan, arguments, context, values)
     pending: list[Asked] = []
     blocked: set[int] = set()
+    by_digest: dict[str, Answer] = {}
     for step in plan.steps[start:]:
-        if step.index != start:
+        index = step.index
+        if index == start:
+            value = values[start]
+        else:
             if any(edge.provider.index in blocked for edge in step.edges):
-                blocked.add(step.index)
+                blocked.add(index)
                 continue
+            args, kwargs = state.arguments_of(step.bindings)  # adapters: outside the try
             try:
-                value = await state.call(step.fn, step.bindings, step.is_async, step.inline)
+                value = await _invoke(step.fn, args, kwargs, step.is_async, step.inline)
             except Exception as error:
                 raise resolver_error(step, error) from error
-        else:
-            value = values[start]
-        if isinstance(value, Question):
-            digest = digest_of(value)
-            asked = Asked(step.key, value, digest, step)
-            answer = answers.get(step.key) if answers else None
-            if answer is not None and answer.digest == digest:
-                value = value.resolve_answer(answer.payload)
-            elif ask is not None:
-                value = value.resolve_answer(await ask(asked))
-            else:
-                pending.append(asked)
-                blocked.add(step.index)
+            values[index] = value
+            if not step.may_ask or not isinstance(value, Question):
                 continue
-            state.answered[step.index] = True
-        values[step.index] = value
+        question: Question = value
+        digest = digest_of(question)
+        asked = Asked(step.key, question, digest, step)
+        answer = _answer_for(answers, by_digest, step.key, digest)
+        if answer is not None:
+            state.answered(index, question.resolve_answer(answer.payload))
+        elif ask is not None:
+            state.answered(index, question.resolve_answer(await ask(asked)))
+        else:
+            pending.append(asked)
+            blocked.add(index)
     if pending:
         return NeedsInput(tuple(pending))
     if collect:
         return {b.parameter: state.value_of(b) for b in plan.bindings}
-    return await state.call(plan.fn, plan.bindings, plan.is_async, plan.inline)
+    args, kwargs = state.arguments_of(plan.bindings)
+    return await _invoke(plan.fn, args, kwargs, plan.is_async, plan.inline)
