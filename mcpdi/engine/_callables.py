@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import keyword
 import os
 import sys
 import typing
@@ -144,6 +145,18 @@ def _bound_keywords(fn: object) -> set[str]:
     return names
 
 
+def _check_name(parameter: str, role: str, name: str, location: str, fn: object) -> None:
+    """Parameter names are written into the generated code (`name=value`): only identifiers pass."""
+    if parameter.isidentifier() and not keyword.iskeyword(parameter):
+        return
+    msg = (
+        f"{role} {name!r} ({location}) has a parameter named {parameter!r}, which is not a Python "
+        "identifier; a signature from `def` always has identifiers. Fix the `__signature__` set on "
+        "it, or wrap it in a function with named parameters."
+    )
+    raise InvalidSignature(msg, function=fn, parameter=parameter)
+
+
 def describe(fn: Callable[..., Any], *, role: str, localns: Mapping[str, Any] | None) -> CallableInfo:
     """Read `fn` once. `role` ("Resolver", "Function") starts error messages."""
     name = display_name(fn)
@@ -175,6 +188,8 @@ def describe(fn: Callable[..., Any], *, role: str, localns: Mapping[str, Any] | 
         raise InvalidSignature(msg, function=fn) from error
     dropped = _bound_keywords(fn)
     parameters = tuple(p for p in signature.parameters.values() if p.name not in dropped)
+    for parameter in parameters:
+        _check_name(parameter.name, role, name, location, fn)
     return CallableInfo(
         fn=fn,
         name=name,

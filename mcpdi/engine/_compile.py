@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import linecache
 from collections.abc import Callable, Collection, Hashable, Mapping
 from types import CodeType
 from typing import Any, cast
@@ -144,6 +145,29 @@ def _compiled(source: str) -> CodeType:
     return code
 
 
+def _register_source(plan_name: str, source: str) -> str:
+    """A file name of the plan's own, with its source in `linecache`: tracebacks, pdb and
+    profilers show the generated lines under the plan's name. Plans of one name and one
+    source share the entry; another source under a taken name gets a numbered one."""
+    lines = source.splitlines(keepends=True)
+    for number in range(1, len(linecache.cache) + 2):  # one more than could be taken
+        filename = f"<mcpdi plan {plan_name}>" if number == 1 else f"<mcpdi plan {plan_name} #{number}>"
+        entry = linecache.cache.get(filename)
+        if entry is None or (len(entry) == 4 and entry[2] == lines):
+            # mtime None: `linecache.checkcache` keeps the entry, as for sources without a file.
+            linecache.cache[filename] = (len(source), None, lines, filename)
+            return filename
+    msg = "unreachable: a free file name exists"
+    raise AssertionError(msg)
+
+
+def _named(run: Any, plan_name: str, filename: str) -> Any:
+    """The generated `run`, its code renamed after the plan (the shared code object stays as is)."""
+    run.__code__ = run.__code__.replace(co_filename=filename, co_name=plan_name, co_qualname=plan_name)
+    run.__name__ = run.__qualname__ = plan_name
+    return run
+
+
 def _build(
     plan_name: str,
     root: Node,
@@ -180,7 +204,7 @@ def _build(
         names=names,
     )
     exec(_compiled(source), namespace)
-    run = namespace["run"]
+    run = _named(namespace["run"], plan_name, _register_source(plan_name, source))
     plan = Plan(
         name=plan_name,
         fn=root.info.fn,

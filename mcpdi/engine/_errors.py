@@ -56,3 +56,7 @@ class UnansweredQuestion(Exception):
     def __init__(self, message: str, *, questions: tuple[Any, ...]) -> None:
         super().__init__(message)
         self.questions = questions
+
+
+for _public in (InvalidSignature, ResolverError, MissingArgument, UnansweredQuestion):
+    _public.__module__ = "mcpdi.engine"  # tracebacks name the public import path
