@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from types import CodeType
 from typing import Any, cast
 
-from mcpdi.engine._analyse import POSITIONAL, Node, Param, analyse
+from mcpdi.engine._analyse import POSITIONAL, Analysis, Node, Param, analyse
 from mcpdi.engine._callables import display_name, identity_of
 from mcpdi.engine._errors import InvalidSignature
 from mcpdi.engine._graph import run_order
@@ -44,6 +44,29 @@ def may_ask(fn: Callable[..., Any], hints: Mapping[str, Any]) -> bool:
     return issubclass(returned, Question)
 
 
+def _asking_first(analysis: Analysis, ordered: list[Node]) -> tuple[list[Node], set[Hashable]]:
+    """Move the steps that cannot ask and that no asking step needs after all others.
+
+    Those are the steps with side effects a question must be able to prevent (charging a card
+    after "Pay 100 EUR?"): they run only in a round where no question is pending. The moved
+    steps only feed each other and the root, so the order stays a valid run order.
+    """
+    consumers: dict[Hashable, list[Hashable]] = {}
+    for consumer, provider in analysis.edges:
+        consumers.setdefault(provider, []).append(consumer)
+    needed: set[Hashable] = set()  # steps that may ask, and their providers
+    for node in reversed(ordered):  # consumers before providers
+        if may_ask(node.info.fn, node.info.hints) or any(
+            c in needed for c in consumers.get(node.identity, ())
+        ):
+            needed.add(node.identity)
+    deferred = {node.identity for node in ordered if node.identity not in needed}
+    if not needed or not deferred:
+        return ordered, deferred
+    early = [node for node in ordered if node.identity in needed]
+    return early + [node for node in ordered if node.identity in deferred], deferred
+
+
 def compile_plan(
     fn: Callable[..., Any],
     *,
@@ -68,7 +91,7 @@ def compile_plan(
     analysis = analyse(
         fn, name=plan_name, inline=bool(root_inline), context_types=context_types, localns=localns
     )
-    ordered = run_order(analysis)
+    ordered, deferred = _asking_first(analysis, run_order(analysis))
     steps: dict[Hashable, Step] = {}
     seen: dict[str, int] = {}
 
@@ -91,6 +114,7 @@ def compile_plan(
             bindings=bindings_of(node, key),
             first_consumer=node.first_consumer,
             may_ask=may_ask(node.info.fn, node.info.hints),
+            deferred=node.identity in deferred,
         )
     root = analysis.root
     root_bindings = bindings_of(root, None)

@@ -143,21 +143,6 @@ async def _invoke(
     return await offload(functools.partial(fn, *args, **kwargs))
 
 
-def _answer_for(
-    answers: Mapping[str, Answer] | None, by_digest: dict[str, Answer], key: str, digest: str
-) -> Answer | None:
-    """An answer to this exact question: under the step's key, or given to the same question
-    asked by another step (an identical question is put once per call)."""
-    if not answers:
-        return None
-    answer = answers.get(key)
-    if answer is not None and answer.digest == digest:
-        return answer
-    if not by_digest:
-        by_digest.update((a.digest, a) for a in answers.values())
-    return by_digest.get(digest)
-
-
 async def resume(
     plan: Plan,
     collect: bool,
@@ -171,14 +156,18 @@ async def resume(
     """Continue the round from `start`, whose value is a question; earlier steps are done.
 
     Answered questions feed their consumers; pending ones block only their dependents, so
-    every question that can be asked this round is collected.
+    every question that can be asked this round is collected. Deferred steps (they cannot ask,
+    and only the root and other deferred steps use them) run only when nothing is pending.
     """
     state = _Round(plan, arguments, context, values)
     pending: list[Asked] = []
     blocked: set[int] = set()
-    by_digest: dict[str, Answer] = {}
+    # An identical question is put once per call: an answer given to another step counts too.
+    by_digest = {a.digest: a for a in answers.values()} if answers else {}
     for step in plan.steps[start:]:
         index = step.index
+        if step.deferred and pending:
+            break  # the rest waits for a round in which nothing is pending
         if index == start:
             value = values[start]
         else:
@@ -196,11 +185,13 @@ async def resume(
         question: Question = value
         digest = digest_of(question)
         asked = Asked(step.key, question, digest, step)
-        answer = _answer_for(answers, by_digest, step.key, digest)
+        answer = answers.get(step.key) if answers else None
+        if answer is None or answer.digest != digest:
+            answer = by_digest.get(digest)
+        if answer is None and ask is not None:
+            answer = by_digest[digest] = Answer(digest, await ask(asked))
         if answer is not None:
             state.answered(index, question.resolve_answer(answer.payload))
-        elif ask is not None:
-            state.answered(index, question.resolve_answer(await ask(asked)))
         else:
             pending.append(asked)
             blocked.add(index)

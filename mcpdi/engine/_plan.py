@@ -95,6 +95,9 @@ class Step:
     bindings: tuple[Binding, ...] = field(repr=False)
     first_consumer: str  # the parameter through which the step was first reached
     may_ask: bool = True  # False when the return annotation names a class outside the Question family
+    # Cannot ask and no step that may ask depends on it: runs only in a round without pending
+    # questions (after every step that may ask), so a refused question prevents its effects.
+    deferred: bool = False
 
     @property
     def edges(self) -> tuple[Edge, ...]:
