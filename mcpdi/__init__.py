@@ -25,6 +25,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._state import RequestStateSecurity as RequestStateSecurity
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
+    from mcpdi.engine import RoundOutcome as RoundOutcome
     from mcpdi.lowlevel import MCPError as MCPError
     from mcpdi.lowlevel import Server as Server
     from mcpdi.lowlevel import ServerRequestContext as ServerRequestContext
@@ -43,6 +44,7 @@ _HOMES: dict[str, str] = {
     "MCPServer": "mcpdi._server",
     "RequestStateSecurity": "mcpdi._state",
     "Resolve": "mcpdi.engine",
+    "RoundOutcome": "mcpdi.engine",
     "Sample": "mcpdi._asking",
     "Server": "mcpdi.lowlevel",
     "ServerRequestContext": "mcpdi.lowlevel",
@@ -64,6 +66,7 @@ __all__ = (
     "MCPServer",
     "RequestStateSecurity",
     "Resolve",
+    "RoundOutcome",
     "Sample",
     "Server",
     "ServerRequestContext",

@@ -1,6 +1,8 @@
 """mcpdi.engine: compiles a function and its resolvers into a plan; no MCP, no I/O, any RPC code."""
 
+from mcpdi.engine._cleanup import RoundOutcome as RoundOutcome
 from mcpdi.engine._compile import compile_plan as compile_plan
+from mcpdi.engine._errors import CleanupError as CleanupError
 from mcpdi.engine._errors import InvalidSignature as InvalidSignature
 from mcpdi.engine._errors import MissingArgument as MissingArgument
 from mcpdi.engine._errors import ResolverError as ResolverError
@@ -27,6 +29,7 @@ __all__ = (
     "AskCallback",
     "Asked",
     "Binding",
+    "CleanupError",
     "Edge",
     "InvalidSignature",
     "MissingArgument",
@@ -35,6 +38,7 @@ __all__ = (
     "Question",
     "Resolve",
     "ResolverError",
+    "RoundOutcome",
     "RunFunction",
     "Step",
     "UnansweredQuestion",

@@ -10,11 +10,9 @@ from typing import Any
 from mcpdi.engine._annotations import context_type_of, misplaced_marker, top_level_markers
 from mcpdi.engine._callables import (
     CallableInfo,
-    cleanup_kind,
     describe,
     display_name,
     identity_of,
-    location_of,
 )
 from mcpdi.engine._errors import InvalidSignature
 from mcpdi.engine._plan import Source
@@ -113,14 +111,6 @@ class _Analyser:
                 f"Parameter {param.parameter.name!r} of {consumer.info.name!r} ({consumer.info.location}) "
                 f"has Resolve({fn!r}), which is not callable (of type {type(fn).__name__}). "
                 "Pass a function, a class or a callable object to Resolve(...)."
-            )
-            raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
-        kind = cleanup_kind(fn)
-        if kind is not None:
-            msg = (
-                f"Resolver {display_name(fn)!r} ({location_of(fn)}) is {kind}; cleanup resolvers "
-                "(yield, @contextmanager, @asynccontextmanager) are not supported yet. Return the value "
-                "from a plain or async function instead, and release it where it is used."
             )
             raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
         info = describe(fn, role="Resolver", localns=self.localns)

@@ -14,6 +14,7 @@ from types import FunctionType, MethodType
 from typing import Any
 
 from mcpdi.engine._errors import InvalidSignature
+from mcpdi.engine._plan import Cleanup
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,20 +120,20 @@ def is_async(fn: object) -> bool:
     return inspect.iscoroutinefunction(type(fn).__call__)
 
 
-def cleanup_kind(fn: object) -> str | None:
-    """Say what kind of cleanup resolver `fn` is (generator, context manager), or None."""
+def cleanup_kind(fn: object) -> Cleanup | None:
+    """What kind of cleanup resolver `fn` is (generator, context manager factory), or None."""
     target = _code_target(fn)
     if isinstance(fn, type):
         return None
     if inspect.isasyncgenfunction(target):
-        return "an async generator function"
+        return "async_generator"
     if inspect.isgeneratorfunction(target):
-        return "a generator function"
+        return "generator"
     wrapped = getattr(target, "__wrapped__", None)
     if wrapped is not None and inspect.isasyncgenfunction(wrapped):
-        return "an @asynccontextmanager factory"
+        return "async_context_manager"
     if wrapped is not None and inspect.isgeneratorfunction(wrapped):
-        return "a @contextmanager factory"
+        return "context_manager"
     return None
 
 

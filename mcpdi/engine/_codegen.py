@@ -167,6 +167,13 @@ def generate(
     lines.append("async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):")
     writer.read_arguments(arguments)
     writer.read_context([*(b for s in steps for b in s.bindings), *root_bindings])
+    if any(step.cleanup is not None for step in steps):
+        # Cleanup resolvers need an exit stack around the round: the interpreter runs it all.
+        unset = f"[_UNSET] * {len(steps)}"
+        lines.append(
+            f"    return await _resume(_PLAN, collect, arguments, context, answers, ask, 0, {unset})"
+        )
+        return "\n".join(lines) + "\n"
     if steps:
         lines.append(f"    {' = '.join(f'v{i}' for i in range(len(steps)))} = _UNSET")
     init_at = len(lines)

@@ -10,7 +10,7 @@ from types import CodeType
 from typing import Any, cast
 
 from mcpdi.engine._analyse import POSITIONAL, Analysis, Node, Param, analyse
-from mcpdi.engine._callables import display_name, identity_of
+from mcpdi.engine._callables import cleanup_kind, display_name, identity_of
 from mcpdi.engine._errors import InvalidSignature
 from mcpdi.engine._graph import run_order
 from mcpdi.engine._interpret import (
@@ -44,6 +44,11 @@ def may_ask(fn: Callable[..., Any], hints: Mapping[str, Any]) -> bool:
     return issubclass(returned, Question)
 
 
+def _asks(node: Node) -> bool:
+    """Whether a resolver may return a question; a cleanup resolver's value is injected as is."""
+    return cleanup_kind(node.info.fn) is None and may_ask(node.info.fn, node.info.hints)
+
+
 def _asking_first(analysis: Analysis, ordered: list[Node]) -> tuple[list[Node], set[Hashable]]:
     """Move the steps that cannot ask and that no asking step needs after all others.
 
@@ -56,9 +61,7 @@ def _asking_first(analysis: Analysis, ordered: list[Node]) -> tuple[list[Node], 
         consumers.setdefault(provider, []).append(consumer)
     needed: set[Hashable] = set()  # steps that may ask, and their providers
     for node in reversed(ordered):  # consumers before providers
-        if may_ask(node.info.fn, node.info.hints) or any(
-            c in needed for c in consumers.get(node.identity, ())
-        ):
+        if _asks(node) or any(c in needed for c in consumers.get(node.identity, ())):
             needed.add(node.identity)
     deferred = {node.identity for node in ordered if node.identity not in needed}
     if not needed or not deferred:
@@ -113,8 +116,9 @@ def compile_plan(
             inline=node.inline,
             bindings=bindings_of(node, key),
             first_consumer=node.first_consumer,
-            may_ask=may_ask(node.info.fn, node.info.hints),
+            may_ask=_asks(node),
             deferred=node.identity in deferred,
+            cleanup=cleanup_kind(node.info.fn),
         )
     root = analysis.root
     root_bindings = bindings_of(root, None)

@@ -14,6 +14,7 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mcpdi.engine._cleanup import Entered, RoundOutcome, close, close_shielded, enter
 from mcpdi.engine._errors import MissingArgument, ResolverError
 from mcpdi.engine._plan import AskCallback, Binding, Plan, Step
 from mcpdi.engine._question import Answer, Asked, NeedsInput, Question, digest_of
@@ -92,6 +93,7 @@ class _Round:
         self.values = values
         self.defaults = {a.name: a.default for a in plan.arguments if not a.required}
         self.delivered: dict[int, Any] = {}  # id(binding) -> the answered value, adapted for it
+        self.entered: list[Entered] = []  # cleanup resolvers to close when the round ends
 
     def value_of(self, binding: Binding) -> Any:
         if binding.source == "argument":
@@ -153,13 +155,38 @@ async def resume(
     start: int,
     values: list[Any],
 ) -> Any:
-    """Continue the round from `start`, whose value is a question; earlier steps are done.
+    """Continue the round from `start`; earlier steps are done, and `start`'s value is a
+    question (handed over by the generated code) or unset (a plan with cleanup resolvers).
 
     Answered questions feed their consumers; pending ones block only their dependents, so
     every question that can be asked this round is collected. Deferred steps (they cannot ask,
     and only the root and other deferred steps use them) run only when nothing is pending.
+    Cleanup resolvers entered this round are closed when it ends, however it ends.
     """
     state = _Round(plan, arguments, context, values)
+    try:
+        result = await _finish(state, collect, answers, ask, start)
+    except Exception as error:
+        if state.entered:
+            await close(state.entered, error, RoundOutcome.COMPLETED)
+        raise
+    except BaseException as error:  # cancelled: clean up all the same, shielded
+        if state.entered:
+            await close_shielded(state.entered, error)
+        raise
+    if state.entered:
+        await close(
+            state.entered,
+            None,
+            RoundOutcome.SUSPENDED if isinstance(result, NeedsInput) else RoundOutcome.COMPLETED,
+        )
+    return result
+
+
+async def _finish(
+    state: _Round, collect: bool, answers: Mapping[str, Answer] | None, ask: AskCallback | None, start: int
+) -> Any:
+    plan, values = state.plan, state.values
     pending: list[Asked] = []
     blocked: set[int] = set()
     # An identical question is put once per call: an answer given to another step counts too.
@@ -168,15 +195,18 @@ async def resume(
         index = step.index
         if step.deferred and pending:
             break  # the rest waits for a round in which nothing is pending
-        if index == start:
-            value = values[start]
-        else:
+        value = values[index]
+        if value is UNSET:
             if any(edge.provider.index in blocked for edge in step.edges):
                 blocked.add(index)
                 continue
             args, kwargs = state.arguments_of(step.bindings)  # adapters: outside the try
             try:
-                value = await _invoke(step.fn, args, kwargs, step.is_async, step.inline)
+                if step.cleanup is not None:
+                    value, entered = await enter(step, args, kwargs, _run_sync if step.inline else offload)
+                    state.entered.append(entered)
+                else:
+                    value = await _invoke(step.fn, args, kwargs, step.is_async, step.inline)
             except Exception as error:
                 raise resolver_error(step, error) from error
             values[index] = value
@@ -201,3 +231,8 @@ async def resume(
         return {b.parameter: state.value_of(b) for b in plan.bindings}
     args, kwargs = state.arguments_of(plan.bindings)
     return await _invoke(plan.fn, args, kwargs, plan.is_async, plan.inline)
+
+
+async def _run_sync(fn: Callable[..., Any], *args: Any) -> Any:
+    """An inline cleanup resolver's blocking parts run on the event-loop thread."""
+    return fn(*args)

@@ -12,6 +12,9 @@ from mcpdi.engine._errors import UnansweredQuestion
 from mcpdi.engine._question import Answer, Asked, NeedsInput
 
 Source = Literal["argument", "context", "resolved"]
+# How a cleanup resolver gives its value and cleans up: a (async) generator function, or a
+# factory of (async) context managers (`@contextmanager`, `@asynccontextmanager`).
+Cleanup = Literal["generator", "async_generator", "context_manager", "async_context_manager"]
 AskCallback = Callable[[Asked], Awaitable[Any]]
 EMPTY_CONTEXT: Mapping[type, Any] = MappingProxyType({})
 
@@ -98,6 +101,7 @@ class Step:
     # Cannot ask and no step that may ask depends on it: runs only in a round without pending
     # questions (after every step that may ask), so a refused question prevents its effects.
     deferred: bool = False
+    cleanup: Cleanup | None = None  # a cleanup resolver: runs in the interpreter, never asks
 
     @property
     def edges(self) -> tuple[Edge, ...]:
