@@ -21,7 +21,7 @@ from mcpdi._asking import MCPQuestion
 from mcpdi._context import Context, missing_capability_error
 from mcpdi._errors import ToolError
 from mcpdi._state import Binding, InvalidRequestState, RequestStateSecurity
-from mcpdi.engine import Answer, Asked, NeedsInput, Plan
+from mcpdi.engine import Answer, AppScope, Asked, NeedsInput, Plan
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError, NoBackChannel
 
 __all__ = (
@@ -83,6 +83,14 @@ class RoundParams(Protocol):
     def request_state(self) -> str | None: ...
 
 
+def context_values(ctx: Context[Any]) -> dict[type, Any]:
+    """What the engine injects by type: the `Context`, and the server's `AppScope`."""
+    server = ctx.mcp_server
+    if server is None:
+        return {Context: ctx}
+    return {Context: ctx, AppScope: server.app_scope}
+
+
 def invalid_state(reason: str) -> MCPError:
     logger.info("rejected requestState: %s", reason)
     return MCPError(INVALID_PARAMS, "Invalid or expired requestState", {"reason": "invalid_request_state"})
@@ -122,7 +130,7 @@ async def run_modern(
     """One round: the root's result, or `Pending` with the questions of this round."""
     if request_state is None:
         # A first round: nothing was asked yet, so no answer can count.
-        first = await plan.run(arguments, {Context: ctx}, {})
+        first = await plan.run(arguments, context_values(ctx), {})
         if not isinstance(first, NeedsInput):
             return first
         return Pending(_ask_round(first, ctx, {}, {}, {}, target.binding(ctx), security))
@@ -150,7 +158,7 @@ async def run_modern(
         fields = _as_mapping(record)
         if "q" in fields:
             answers[key] = Answer(str(fields["q"]), fields.get("p"))
-    result = await plan.run(arguments, {Context: ctx}, answers)
+    result = await plan.run(arguments, context_values(ctx), answers)
     if not isinstance(result, NeedsInput):
         return result
     return Pending(_ask_round(result, ctx, outcomes, asked, churn, target.binding(ctx), security))
@@ -249,7 +257,7 @@ async def run_legacy(plan: Plan, arguments: Mapping[str, Any], ctx: Context[Any]
         answered[item.digest] = payload
         return payload
 
-    return await plan.run(arguments, {Context: ctx}, None, ask)
+    return await plan.run(arguments, context_values(ctx), None, ask)
 
 
 def seal_body_state(

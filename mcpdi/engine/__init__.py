@@ -21,10 +21,12 @@ from mcpdi.engine._question import NeedsInput as NeedsInput
 from mcpdi.engine._question import Question as Question
 from mcpdi.engine._question import digest_of as digest_of
 from mcpdi.engine._resolve import Resolve as Resolve
+from mcpdi.engine._scopes import AppScope as AppScope
 
 __all__ = (
     "Adapter",
     "Answer",
+    "AppScope",
     "Argument",
     "AskCallback",
     "Asked",

@@ -17,6 +17,7 @@ from mcpdi.engine._callables import (
 from mcpdi.engine._errors import InvalidSignature
 from mcpdi.engine._plan import Source
 from mcpdi.engine._resolve import Resolve
+from mcpdi.engine._scopes import Scope
 
 _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -45,6 +46,8 @@ class Node:
     inline: bool
     inline_from: str  # "parameter 'p' of 'owner'": where the inline flag was decided
     first_consumer: str
+    scope: Scope = "round"
+    path: tuple[str, ...] = ()  # how the root reaches it: "order_book(db)", "pool(settings)", ...
     params: list[Param] = field(default_factory=lambda: [])
     preorder: int = 0
     postorder: int = 0
@@ -98,6 +101,13 @@ class _Analyser:
         known = self.nodes.get(identity)
         if known is not None:
             # inline only matters for sync resolvers; the root is not a resolver (this edge is a cycle)
+            if known.scope != marker.scope and identity != self.root_identity:
+                msg = (
+                    f"Resolver {known.info.name!r} ({known.info.location}) has scope={known.scope!r} "
+                    f"for {known.inline_from} but scope={marker.scope!r} for {where}; a resolver's "
+                    "value lives one way. Use the same scope on every Resolve(...) of it."
+                )
+                raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
             if known.inline != inline and not known.info.is_async and identity != self.root_identity:
                 msg = (
                     f"Resolver {known.info.name!r} ({known.info.location}) is marked inline={known.inline} "
@@ -113,11 +123,23 @@ class _Analyser:
                 "Pass a function, a class or a callable object to Resolve(...)."
             )
             raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
+        if marker.scope not in ("round", "call", "app"):
+            msg = (
+                f"Parameter {param.parameter.name!r} of {consumer.info.name!r} ({consumer.info.location}) "
+                f"has Resolve({display_name(fn)}, scope={marker.scope!r}); a scope is 'round' (the "
+                "default), 'call' or 'app'."
+            )
+            raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
         info = describe(fn, role="Resolver", localns=self.localns)
-        node = Node(identity, info, inline, where, param.parameter.name, preorder=self.visits)
+        path = (*consumer.path, f"{consumer.info.name}({param.parameter.name})")
+        node = Node(
+            identity, info, inline, where, param.parameter.name, marker.scope, path, preorder=self.visits
+        )
         self.visits += 1
         self.nodes[identity] = node
         node.params = [self.classify(info, p, "Resolver", self.argument_names) for p in info.parameters]
+        if node.scope == "app":
+            _check_app_scoped(node)
         for dep in node.params:
             if dep.source == "resolved":
                 self.visit(node, dep)
@@ -189,6 +211,28 @@ class _Analyser:
             "annotate it as Annotated[T, Resolve(fn)]."
         )
         raise InvalidSignature(msg, function=info.fn, parameter=name)
+
+
+def _check_app_scoped(node: Node) -> None:
+    """An app-scoped value is shared by every call: it cannot use anything of one call."""
+    for param in node.params:
+        name = param.parameter.name
+        if param.source == "argument":
+            what = f"the call argument {name!r}"
+        elif param.source == "context":
+            what = f"the context value {name!r}"
+        elif param.provider is not None and param.provider.scope != "app":
+            what = f"the {param.provider.scope}-scoped resolver {display_name(param.provider.fn)!r}"
+        else:
+            continue
+        path = " -> ".join((*node.path, f"{node.info.name}({name})"))
+        msg = (
+            f"Resolver {node.info.name!r} ({node.info.location}) is app-scoped but depends on {what} "
+            f"(path: {path}); an app-scoped value is computed once and shared by every call, so it "
+            "may depend only on other app-scoped resolvers. Drop scope='app', or make what it "
+            "depends on app-scoped too."
+        )
+        raise InvalidSignature(msg, function=node.info.fn, parameter=name)
 
 
 def analyse(

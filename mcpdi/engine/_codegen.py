@@ -167,8 +167,11 @@ def generate(
     lines.append("async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):")
     writer.read_arguments(arguments)
     writer.read_context([*(b for s in steps for b in s.bindings), *root_bindings])
-    if any(step.cleanup is not None for step in steps):
-        # Cleanup resolvers need an exit stack around the round: the interpreter runs it all.
+    if any(step.scope == "app" for step in steps):
+        lines.append("    if _AppScope not in context: raise _missing_context(_NAME, _AppScope)")
+    if any(step.cleanup is not None or step.scope != "round" for step in steps):
+        # Cleanup resolvers need an exit stack around the round, kept values a cache: the
+        # interpreter runs such rounds whole.
         unset = f"[_UNSET] * {len(steps)}"
         lines.append(
             f"    return await _resume(_PLAN, collect, arguments, context, answers, ask, 0, {unset})"

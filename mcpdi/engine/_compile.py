@@ -24,6 +24,7 @@ from mcpdi.engine._interpret import (
 )
 from mcpdi.engine._plan import EMPTY_CONTEXT, Adapter, Argument, Binding, Edge, Plan, RunFunction, Step
 from mcpdi.engine._question import Question
+from mcpdi.engine._scopes import AppScope
 
 
 def wire_key(plan_name: str, qualname: str, ordinal: int) -> str:
@@ -46,6 +47,8 @@ def may_ask(fn: Callable[..., Any], hints: Mapping[str, Any]) -> bool:
 
 def _asks(node: Node) -> bool:
     """Whether a resolver may return a question; a cleanup resolver's value is injected as is."""
+    if node.scope != "round":
+        return False  # a kept value is a value: a question cannot be kept for later calls or rounds
     return cleanup_kind(node.info.fn) is None and may_ask(node.info.fn, node.info.hints)
 
 
@@ -119,6 +122,7 @@ def compile_plan(
             may_ask=_asks(node),
             deferred=node.identity in deferred,
             cleanup=cleanup_kind(node.info.fn),
+            scope=node.scope,
         )
     root = analysis.root
     root_bindings = bindings_of(root, None)
@@ -219,6 +223,7 @@ def _build(
         "_STEPS": steps,
         "_missing_argument": missing_argument,
         "_missing_context": missing_context,
+        "_AppScope": AppScope,
     }
     inline = bool(root_inline) and not root.info.is_async
     names = Names(namespace)

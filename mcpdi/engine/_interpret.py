@@ -14,10 +14,12 @@ import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from mcpdi.engine._callables import identity_of
 from mcpdi.engine._cleanup import Entered, RoundOutcome, close, close_shielded, enter
 from mcpdi.engine._errors import MissingArgument, ResolverError
 from mcpdi.engine._plan import AskCallback, Binding, Plan, Step
 from mcpdi.engine._question import Answer, Asked, NeedsInput, Question, digest_of
+from mcpdi.engine._scopes import AppScope
 
 
 class Unset:
@@ -202,11 +204,12 @@ async def _finish(
                 continue
             args, kwargs = state.arguments_of(step.bindings)  # adapters: outside the try
             try:
-                if step.cleanup is not None:
-                    value, entered = await enter(step, args, kwargs, _run_sync if step.inline else offload)
-                    state.entered.append(entered)
+                if step.scope == "app":
+                    value = await app_value(state.context[AppScope], step, args, kwargs)
                 else:
-                    value = await _invoke(step.fn, args, kwargs, step.is_async, step.inline)
+                    value, entered = await _compute(step, args, kwargs)
+                    if entered is not None:
+                        state.entered.append(entered)
             except Exception as error:
                 raise resolver_error(step, error) from error
             values[index] = value
@@ -231,6 +234,26 @@ async def _finish(
         return {b.parameter: state.value_of(b) for b in plan.bindings}
     args, kwargs = state.arguments_of(plan.bindings)
     return await _invoke(plan.fn, args, kwargs, plan.is_async, plan.inline)
+
+
+async def _compute(step: Step, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, Entered | None]:
+    if step.cleanup is not None:
+        return await enter(step, args, kwargs, _run_sync if step.inline else offload)
+    return await _invoke(step.fn, args, kwargs, step.is_async, step.inline), None
+
+
+async def app_value(scope: AppScope, step: Step, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """An app-scoped step's value: from the scope, or computed once (concurrent calls wait)."""
+    key = identity_of(step.fn)
+    value = scope.values.get(key, UNSET)
+    if value is not UNSET:
+        return value
+    async with scope.lock_for(key):
+        value = scope.values.get(key, UNSET)
+        if value is UNSET:
+            value, entered = await _compute(step, args, kwargs)
+            scope.keep(key, step.fn, value, entered)
+    return value
 
 
 async def _run_sync(fn: Callable[..., Any], *args: Any) -> Any:

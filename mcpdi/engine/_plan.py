@@ -102,6 +102,7 @@ class Step:
     # questions (after every step that may ask), so a refused question prevents its effects.
     deferred: bool = False
     cleanup: Cleanup | None = None  # a cleanup resolver: runs in the interpreter, never asks
+    scope: Literal["round", "call", "app"] = "round"  # see `Resolve`; "app" values never ask
 
     @property
     def edges(self) -> tuple[Edge, ...]:

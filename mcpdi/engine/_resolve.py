@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 
 @dataclass(frozen=True, slots=True)
@@ -13,7 +13,14 @@ class Resolve:
 
     `inline=True` calls a sync `fn` on the event-loop thread instead of a worker thread
     (for cheap, non-blocking resolvers); it has no effect on async resolvers.
+
+    `scope` says how long a value lives: `"round"` (the default) computes it in every round of
+    a call; `"app"` computes it once, on first use, and shares it with every call until the
+    host closes its `AppScope` (it may depend only on other app-scoped resolvers); `"call"`
+    computes it once per call and hands it to the host with the round's questions, so that a
+    later round of the same call gets it back instead of computing it again.
     """
 
     fn: Callable[..., Any]
     inline: bool = field(default=False, kw_only=True)
+    scope: Literal["round", "call", "app"] = field(default="round", kw_only=True)

@@ -83,3 +83,29 @@ async def test_a_failing_cleanup_after_a_successful_body_fails_the_call_with_its
     result = await mcp.call_tool("audited", {"item": "book"}, protocol_version=era)
     assert result.is_error
     assert text_of(result) == "Error executing tool audited: audit log is full"
+
+
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_an_app_scoped_resource_is_opened_once_for_every_call_and_closed_when_the_server_stops(
+    mode: str,
+) -> None:
+    from mcpdi_transport import Client
+
+    mcp = MCPServer("Pooled")
+    log: list[Any] = []
+
+    async def pool() -> AsyncGenerator[str, RoundOutcome]:
+        log.append("open pool")
+        yield "pool"
+        log.append("close pool")
+
+    @mcp.tool()
+    async def lookup(title: str, db: Annotated[str, Resolve(pool, scope="app")]) -> str:
+        return f"{title} from {db}"
+
+    async with Client(mcp, mode=mode) as client:
+        for title in ("Dune", "Emma"):
+            result = await client.call_tool("lookup", {"title": title})
+            assert text_of(result) == f"{title} from pool"
+        assert log == ["open pool"]
+    assert log == ["open pool", "close pool"]
