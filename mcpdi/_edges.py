@@ -9,6 +9,8 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, get_args, get_origin
 
+from pydantic import PydanticSchemaGenerationError, TypeAdapter
+
 from mcpdi._annotations import is_union, strip_annotated
 from mcpdi._arguments import annotation_extras, header_marking
 from mcpdi._asking import (
@@ -25,7 +27,14 @@ from mcpdi._elicit_schema import InvalidElicitationSchema, render_elicitation_sc
 from mcpdi._errors import ElicitationRefused
 from mcpdi.engine import Adapter, Edge, InvalidSignature, Plan
 
-__all__ = ("adapt_edge", "check_hidden_headers", "check_questions", "return_annotation")
+__all__ = (
+    "adapt_edge",
+    "check_hidden_headers",
+    "check_kept",
+    "check_questions",
+    "kept_adapter",
+    "return_annotation",
+)
 
 
 def wants_outcome(annotation: Any) -> bool:
@@ -118,6 +127,43 @@ def check_questions(plan: Plan, localns: Mapping[str, Any] | None) -> None:
                     f"Resolver {step.name!r} ({step.location}) asks Elicit[{model.__qualname__}], but {error}"
                 )
                 raise InvalidSignature(msg, function=step.fn) from None
+
+
+# How each call-scoped resolver's value is encoded into the sealed requestState and read back;
+# the resolver is kept alive with its adapter, so that its id stays its own.
+_KEPT_ADAPTERS: dict[int, tuple[Callable[..., Any], TypeAdapter[Any]]] = {}
+
+
+def check_kept(plan: Plan, localns: Mapping[str, Any] | None) -> None:
+    """A call-scoped value travels to later rounds inside the sealed `requestState`: pydantic
+    must be able to encode and validate it by the resolver's return annotation."""
+    for step in plan.steps:
+        if step.scope != "call":
+            continue
+        annotation = return_annotation(step.fn, localns)
+        if annotation is Any:
+            msg = (
+                f"Resolver {step.name!r} ({step.location}) is call-scoped but has no return "
+                "annotation; its value is carried to later rounds as JSON, checked against that "
+                "annotation. Annotate what it returns, e.g. `-> int`."
+            )
+            raise InvalidSignature(msg, function=step.fn)
+        try:
+            adapter: TypeAdapter[Any] = TypeAdapter(annotation)
+        except PydanticSchemaGenerationError:
+            msg = (
+                f"Resolver {step.name!r} ({step.location}) is call-scoped, but its return type "
+                f"{getattr(annotation, '__qualname__', annotation)!s} cannot be carried to later rounds: "
+                "pydantic has no schema for it. Return a model, dataclass or JSON-like value, or keep "
+                "the default scope."
+            )
+            raise InvalidSignature(msg, function=step.fn) from None
+        _KEPT_ADAPTERS[id(step.fn)] = (step.fn, adapter)
+
+
+def kept_adapter(fn: Callable[..., Any]) -> TypeAdapter[Any]:
+    """The adapter `check_kept` made for this call-scoped resolver at registration."""
+    return _KEPT_ADAPTERS[id(fn)][1]
 
 
 def check_hidden_headers(plan: Plan, kind: str, name: str, localns: Mapping[str, Any] | None) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcpdi._context import Context
-from mcpdi._edges import adapt_edge, check_questions
+from mcpdi._edges import adapt_edge, check_kept, check_questions
 from mcpdi.engine import Plan, compile_plan
 
 __all__ = ("compile_mcp_plan", "function_name", "published_name")
@@ -30,4 +30,5 @@ def compile_mcp_plan(fn: Callable[..., Any], name: str, localns: Mapping[str, An
     """`compile_plan` with `Context` injected and MCP's edges, then the resolvers' questions checked."""
     plan = compile_plan(fn, context_types=(Context,), adapt=adapt_edge, localns=localns, name=name)
     check_questions(plan, localns)
+    check_kept(plan, localns)
     return plan

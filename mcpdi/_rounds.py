@@ -5,6 +5,7 @@ The 2026-07-28 inner state, sealed in `requestState`:
 `asked` holds the questions handed out last round; an answer counts only if the live question
 still has that digest, and a recorded outcome wins over anything sent again for its key.
 `churn` counts the rounds in which a key was asked with a different question than before.
+A call-scoped resolver's value is an outcome `{"q": "kept", "p": value as JSON}`.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mcp_types import InputRequiredResult
+from pydantic import ValidationError
 
 from mcpdi._asking import MCPQuestion
 from mcpdi._context import Context, missing_capability_error
+from mcpdi._edges import kept_adapter
 from mcpdi._errors import ToolError
 from mcpdi._state import Binding, InvalidRequestState, RequestStateSecurity
 from mcpdi.engine import Answer, AppScope, Asked, NeedsInput, Plan
@@ -43,6 +46,7 @@ ASKING: ContextVar[str | None] = ContextVar("mcpdi_asking", default=None)
 """The key of the question being sent mid-call (handshake era), for in-memory clients."""
 
 STATE_VERSION = 1
+KEPT_RECORD = "kept"  # the "q" of a call-scoped value in `outcomes` (a digest has 22 characters)
 MAX_CHANGED_ROUNDS = 8
 
 
@@ -133,7 +137,8 @@ async def run_modern(
         first = await plan.run(arguments, context_values(ctx), {})
         if not isinstance(first, NeedsInput):
             return first
-        return Pending(_ask_round(first, ctx, {}, {}, {}, target.binding(ctx), security))
+        kept = _keep(plan, first, {})
+        return Pending(_ask_round(first, ctx, kept, {}, {}, target.binding(ctx), security))
     inner = open_state(security, request_state, target.binding(ctx))
     if inner.get("v") != STATE_VERSION:
         inner = {}  # a state from another version of this layer: start over, ask again
@@ -156,12 +161,35 @@ async def run_modern(
     answers: dict[str, Answer] = {}
     for key, record in outcomes.items():
         fields = _as_mapping(record)
-        if "q" in fields:
+        if fields.get("q") == KEPT_RECORD:
+            _read_kept(plan, key, fields.get("p"), answers)
+        elif "q" in fields:
             answers[key] = Answer(str(fields["q"]), fields.get("p"))
     result = await plan.run(arguments, context_values(ctx), answers)
     if not isinstance(result, NeedsInput):
         return result
+    _keep(plan, result, outcomes)
     return Pending(_ask_round(result, ctx, outcomes, asked, churn, target.binding(ctx), security))
+
+
+def _keep(plan: Plan, needs: NeedsInput, outcomes: dict[str, Any]) -> dict[str, Any]:
+    """Record the round's call-scoped values, encoded by their resolvers' return annotations."""
+    if needs.kept:
+        fns = {step.key: step.fn for step in plan.steps if step.key in needs.kept}
+        for key, value in needs.kept.items():
+            outcomes[key] = {"q": KEPT_RECORD, "p": kept_adapter(fns[key]).dump_python(value, mode="json")}
+    return outcomes
+
+
+def _read_kept(plan: Plan, key: str, payload: Any, answers: dict[str, Answer]) -> None:
+    """A call-scoped value from an earlier round, validated back into its type."""
+    step = next((s for s in plan.steps if s.key == key and s.scope == "call"), None)
+    if step is None:
+        return  # the tool changed since that round: the step computes its value again
+    try:
+        answers[key] = Answer.kept(kept_adapter(step.fn).validate_python(payload))
+    except ValidationError:
+        raise invalid_state("a kept value does not match its type") from None
 
 
 def _ask_round(

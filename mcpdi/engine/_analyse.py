@@ -10,6 +10,7 @@ from typing import Any
 from mcpdi.engine._annotations import context_type_of, misplaced_marker, top_level_markers
 from mcpdi.engine._callables import (
     CallableInfo,
+    cleanup_kind,
     describe,
     display_name,
     identity_of,
@@ -140,6 +141,13 @@ class _Analyser:
         node.params = [self.classify(info, p, "Resolver", self.argument_names) for p in info.parameters]
         if node.scope == "app":
             _check_app_scoped(node)
+        if node.scope == "call" and cleanup_kind(fn) is not None:
+            msg = (
+                f"Resolver {info.name!r} ({info.location}) cleans up after `yield` but is "
+                "call-scoped; a call-scoped value is carried to later rounds, long after the "
+                "cleanup of the round that made it. Return the value instead, or keep the default scope."
+            )
+            raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
         for dep in node.params:
             if dep.source == "resolved":
                 self.visit(node, dep)

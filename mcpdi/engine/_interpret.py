@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from mcpdi.engine._callables import identity_of
 from mcpdi.engine._cleanup import Entered, RoundOutcome, close, close_shielded, enter
 from mcpdi.engine._errors import MissingArgument, ResolverError
 from mcpdi.engine._plan import AskCallback, Binding, Plan, Step
-from mcpdi.engine._question import Answer, Asked, NeedsInput, Question, digest_of
+from mcpdi.engine._question import KEPT, Answer, Asked, NeedsInput, Question, digest_of
 from mcpdi.engine._scopes import AppScope
 
 
@@ -96,6 +97,7 @@ class _Round:
         self.defaults = {a.name: a.default for a in plan.arguments if not a.required}
         self.delivered: dict[int, Any] = {}  # id(binding) -> the answered value, adapted for it
         self.entered: list[Entered] = []  # cleanup resolvers to close when the round ends
+        self.kept: dict[str, Any] = {}  # call-scoped values by step key, for the next round
 
     def value_of(self, binding: Binding) -> Any:
         if binding.source == "argument":
@@ -202,6 +204,11 @@ async def _finish(
             if any(edge.provider.index in blocked for edge in step.edges):
                 blocked.add(index)
                 continue
+            if step.scope == "call":
+                kept = answers.get(step.key) if answers else None
+                if kept is not None and kept.digest == KEPT:
+                    values[index] = state.kept[step.key] = kept.payload
+                    continue
             args, kwargs = state.arguments_of(step.bindings)  # adapters: outside the try
             try:
                 if step.scope == "app":
@@ -213,6 +220,8 @@ async def _finish(
             except Exception as error:
                 raise resolver_error(step, error) from error
             values[index] = value
+            if step.scope == "call":
+                state.kept[step.key] = value
             if not step.may_ask or not isinstance(value, Question):
                 continue
         question: Question = value
@@ -229,7 +238,7 @@ async def _finish(
             pending.append(asked)
             blocked.add(index)
     if pending:
-        return NeedsInput(tuple(pending))
+        return NeedsInput(tuple(pending), MappingProxyType(state.kept))
     if collect:
         return {b.parameter: state.value_of(b) for b in plan.bindings}
     args, kwargs = state.arguments_of(plan.bindings)

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Annotated, Any
 
 import anyio
@@ -13,10 +13,13 @@ import pytest
 from inline_snapshot import snapshot
 
 from mcpdi.engine import (
+    Answer,
     AppScope,
     CleanupError,
     InvalidSignature,
     MissingArgument,
+    NeedsInput,
+    Question,
     Resolve,
     compile_plan,
 )
@@ -211,3 +214,63 @@ async def test_an_app_scoped_resolver_never_asks_its_value_is_kept_as_is() -> No
         ("settings", "app", False),
         ("client", "app", False),
     ]
+
+
+class Confirm(Question):
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def render(self) -> Mapping[str, Any]:
+        return {"text": self.text}
+
+    def resolve_answer(self, payload: Any) -> Any:
+        return payload == "yes"
+
+
+quotes: list[int] = []
+
+
+def quote() -> int:
+    quotes.append(100 + len(quotes))  # a price that changes every time it is asked for
+    return quotes[-1]
+
+
+def confirm_price(price: Annotated[int, Resolve(quote, scope="call")]) -> Any:
+    return Confirm(f"Pay {price} EUR?")
+
+
+async def buy(
+    price: Annotated[int, Resolve(quote, scope="call")], ok: Annotated[bool, Resolve(confirm_price)]
+) -> str:
+    return f"paid {price}" if ok else "not paid"
+
+
+async def test_a_call_scoped_value_is_handed_out_with_the_questions_and_back_instead_of_recomputed() -> None:
+    quotes.clear()
+    plan = compile_plan(buy)
+    first = await plan.run({})
+    assert isinstance(first, NeedsInput)
+    assert first.kept == {plan.steps[0].key: 100}
+    answers = {a.key: Answer(a.digest, "yes") for a in first.questions}
+    kept = {key: Answer.kept(value) for key, value in first.kept.items()}
+    assert await plan.run({}, answers=answers | kept) == "paid 100"
+    assert quotes == [100], "computed once for the whole call"
+    again = await plan.run({}, answers=answers)  # without the kept value: a new price, a new question
+    assert isinstance(again, NeedsInput)
+    assert again.questions[0].question.render() == {"text": "Pay 101 EUR?"}
+
+
+def session() -> Iterator[str]:
+    yield "s"
+
+
+def call_session(s: Annotated[str, Resolve(session, scope="call")]) -> str:
+    return s
+
+
+def test_a_call_scoped_resolver_cannot_clean_up() -> None:
+    assert refusal(call_session) == snapshot(
+        "Resolver 'session' (tests/engine/test_engine_scopes.py:N) cleans up after `yield` but is call-scoped; a call-scoped value is carried to later rounds, long after the cleanup of the round that made it. Return the value instead, or keep the default scope."
+    )
