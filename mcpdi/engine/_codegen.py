@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from mcpdi.engine._callables import identity_of
 from mcpdi.engine._plan import Argument, Binding, Step
 
 
@@ -115,7 +116,26 @@ class _Writer:
         kwargs = [(b.parameter, self.expression(b, adapted)) for b in bindings if not b.positional]
         return _call(self.names.bind("f", fn), args, kwargs, is_async, inline)
 
+    def app_step(self, step: Step) -> None:
+        """An app-scoped value: from the scope's cache, computed by `_app_value` on first use."""
+        adapted = self.adapt(step.bindings)
+        args = ", ".join(self.expression(b, adapted) for b in step.bindings if b.positional)
+        kwargs = ", ".join(
+            f"{b.parameter!r}: {self.expression(b, adapted)}" for b in step.bindings if not b.positional
+        )
+        if not self.in_try:
+            self.lines.append("    try:")
+            self.in_try = True
+        key = self.names.bind("k", identity_of(step.fn))
+        v = f"v{step.index}"
+        self.lines.append(f"        {v} = app.values.get({key}, _UNSET)")
+        fill = f"await _app_value(app, _STEPS[{step.index}], [{args}], {{{kwargs}}})"
+        self.lines.append(f"        if {v} is _UNSET: {v} = {fill}")
+
     def step(self, step: Step) -> None:
+        if step.scope == "app":
+            self.app_step(step)
+            return
         call = self.call_of(step.fn, step.bindings, step.is_async, step.inline)
         if not self.in_try:
             self.lines.append("    try:")
@@ -168,10 +188,15 @@ def generate(
     writer.read_arguments(arguments)
     writer.read_context([*(b for s in steps for b in s.bindings), *root_bindings])
     if any(step.scope == "app" for step in steps):
-        lines.append("    if _AppScope not in context: raise _missing_context(_NAME, _AppScope)")
-    if any(step.cleanup is not None or step.scope != "round" for step in steps):
-        # Cleanup resolvers need an exit stack around the round, kept values a cache: the
-        # interpreter runs such rounds whole.
+        lines += [
+            "    try:",
+            "        app = context[_AppScope]",
+            "    except KeyError:",
+            "        raise _missing_context(_NAME, _AppScope) from None",
+        ]
+    if any(step.scope == "call" or (step.cleanup is not None and step.scope == "round") for step in steps):
+        # Cleanup resolvers need an exit stack around the round, call-scoped values a record
+        # of the round: the interpreter runs such rounds whole.
         unset = f"[_UNSET] * {len(steps)}"
         lines.append(
             f"    return await _resume(_PLAN, collect, arguments, context, answers, ask, 0, {unset})"

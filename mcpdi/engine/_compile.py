@@ -16,6 +16,7 @@ from mcpdi.engine._graph import run_order
 from mcpdi.engine._interpret import (
     UNSET,
     Bail,
+    app_value,
     failed_step_error,
     missing_argument,
     missing_context,
@@ -224,6 +225,7 @@ def _build(
         "_missing_argument": missing_argument,
         "_missing_context": missing_context,
         "_AppScope": AppScope,
+        "_app_value": app_value,
     }
     inline = bool(root_inline) and not root.info.is_async
     names = Names(namespace)

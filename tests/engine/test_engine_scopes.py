@@ -21,6 +21,7 @@ from mcpdi.engine import (
     NeedsInput,
     Question,
     Resolve,
+    ResolverError,
     compile_plan,
 )
 
@@ -274,3 +275,60 @@ def test_a_call_scoped_resolver_cannot_clean_up() -> None:
     assert refusal(call_session) == snapshot(
         "Resolver 'session' (tests/engine/test_engine_scopes.py:N) cleans up after `yield` but is call-scoped; a call-scoped value is carried to later rounds, long after the cleanup of the round that made it. Return the value instead, or keep the default scope."
     )
+
+
+def maybe_confirm(ask: bool, c: Annotated[str, Resolve(client, scope="app")]) -> Any:
+    return Confirm(f"use {c}?") if ask else True
+
+
+def broken_pool() -> str:
+    msg = "no database"
+    raise ConnectionError(msg)
+
+
+def maybe_confirm_broken(ask: bool) -> Any:
+    return Confirm("go?") if ask else True
+
+
+async def uses_broken(
+    ask: bool,
+    ok: Annotated[bool, Resolve(maybe_confirm_broken)],
+    p: Annotated[str, Resolve(broken_pool, scope="app")],
+) -> str:
+    return p
+
+
+async def with_question(
+    ask: bool, ok: Annotated[bool, Resolve(maybe_confirm)], c: Annotated[str, Resolve(client, scope="app")]
+) -> tuple[bool, str]:
+    return ok, c
+
+
+async def say_yes(asked: Any) -> str:
+    return "yes"
+
+
+async def test_app_scoped_steps_give_the_same_values_and_errors_on_the_generated_and_the_resumed_path() -> (
+    None
+):
+    log.clear()
+    scope = AppScope()
+    plan = compile_plan(with_question)
+    assert "_app_value(" in plan.source, "app-scoped steps stay on the generated path"
+    context = {AppScope: scope}
+    straight = await plan.run({"ask": False}, context)
+    first = await plan.run({"ask": True}, context)
+    assert isinstance(first, NeedsInput)
+    answers = {a.key: Answer(a.digest, "yes") for a in first.questions}
+    assert straight == await plan.run({"ask": True}, context, answers) == (True, "pool#1 x2")
+    assert log == ["open pool", "settings", "client"]
+
+    broken = compile_plan(uses_broken)
+    errors: list[tuple[str, type[BaseException] | None]] = []
+    for ask in (False, True):
+        try:
+            await broken.run({"ask": ask}, context, None, say_yes)
+        except ResolverError as error:
+            errors.append((error.step.name, type(error.__cause__)))
+    assert errors == [("broken_pool", ConnectionError)] * 2
+    await scope.aclose()
