@@ -324,7 +324,7 @@ async def test_app_scoped_steps_give_the_same_values_and_errors_on_the_generated
     assert log == ["open pool", "settings", "client"]
 
     broken = compile_plan(uses_broken)
-    errors: list[tuple[str, type[BaseException] | None]] = []
+    errors: list[tuple[str, type[BaseException | None]]] = []
     for ask in (False, True):
         try:
             await broken.run({"ask": ask}, context, None, say_yes)
