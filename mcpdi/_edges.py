@@ -25,7 +25,7 @@ from mcpdi._asking import (
 )
 from mcpdi._elicit_schema import InvalidElicitationSchema, render_elicitation_schema
 from mcpdi._errors import ElicitationRefused
-from mcpdi.engine import Adapter, Edge, InvalidSignature, Plan
+from mcpdi.engine import Adapter, Edge, InvalidSignature, Plan, ResolvedBinding
 
 __all__ = (
     "adapt_edge",
@@ -173,7 +173,7 @@ def check_hidden_headers(plan: Plan, kind: str, name: str, localns: Mapping[str,
         hints = typing.get_type_hints(plan.fn, localns=dict(localns or {}), include_extras=True)
     for binding in (*plan.context_params, *plan.resolved_params):
         extras = annotation_extras(hints.get(binding.parameter))
-        if binding.edge is not None:
+        if isinstance(binding, ResolvedBinding):
             extras = (*extras, *binding.edge.metadata)
         marking = header_marking(extras)
         if marking is not None:

@@ -9,10 +9,13 @@ from mcpdi.engine._errors import ResolverError as ResolverError
 from mcpdi.engine._errors import UnansweredQuestion as UnansweredQuestion
 from mcpdi.engine._plan import Adapter as Adapter
 from mcpdi.engine._plan import Argument as Argument
+from mcpdi.engine._plan import ArgumentBinding as ArgumentBinding
 from mcpdi.engine._plan import AskCallback as AskCallback
 from mcpdi.engine._plan import Binding as Binding
+from mcpdi.engine._plan import ContextBinding as ContextBinding
 from mcpdi.engine._plan import Edge as Edge
 from mcpdi.engine._plan import Plan as Plan
+from mcpdi.engine._plan import ResolvedBinding as ResolvedBinding
 from mcpdi.engine._plan import RunFunction as RunFunction
 from mcpdi.engine._plan import Step as Step
 from mcpdi.engine._question import Answer as Answer
@@ -28,10 +31,12 @@ __all__ = (
     "Answer",
     "AppScope",
     "Argument",
+    "ArgumentBinding",
     "AskCallback",
     "Asked",
     "Binding",
     "CleanupError",
+    "ContextBinding",
     "Edge",
     "InvalidSignature",
     "MissingArgument",
@@ -39,6 +44,7 @@ __all__ = (
     "Plan",
     "Question",
     "Resolve",
+    "ResolvedBinding",
     "ResolverError",
     "RoundOutcome",
     "RunFunction",

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcpdi.engine._callables import identity_of
-from mcpdi.engine._plan import Argument, Binding, Step
+from mcpdi.engine._plan import Argument, ArgumentBinding, Binding, ContextBinding, ResolvedBinding, Step
 
 
 class Names:
@@ -60,7 +60,7 @@ class _Writer:
 
     def read_context(self, bindings: list[Binding]) -> None:
         for binding in bindings:
-            if binding.source != "context" or binding.context_type is None:
+            if not isinstance(binding, ContextBinding):
                 continue
             slot = (binding.context_type, binding.optional)
             if slot in self.context_var:
@@ -81,7 +81,7 @@ class _Writer:
         """Apply the `plain` adapters of these edges, outside any try: their exceptions pass unchanged."""
         adapted: dict[str, str] = {}
         for b in bindings:
-            if b.edge is not None and b.adapter is not None and b.adapter.plain is not None:
+            if isinstance(b, ResolvedBinding) and b.adapter is not None and b.adapter.plain is not None:
                 if self.in_try:
                     self.close_try()
                 var = adapted[b.parameter] = f"x{self.adapted}"
@@ -94,13 +94,13 @@ class _Writer:
     def expression(self, binding: Binding, adapted: dict[str, str]) -> str:
         if binding.parameter in adapted:
             return adapted[binding.parameter]
-        if binding.source == "argument":
-            return self.argument_var[binding.argument]
-        if binding.source == "context":
-            assert binding.context_type is not None
-            return self.context_var[(binding.context_type, binding.optional)]
-        assert binding.edge is not None
-        return f"v{binding.edge.provider.index}"
+        match binding:
+            case ArgumentBinding():
+                return self.argument_var[binding.argument]
+            case ContextBinding():
+                return self.context_var[(binding.context_type, binding.optional)]
+            case ResolvedBinding():
+                return f"v{binding.edge.provider.index}"
 
     def call_of(
         self,

@@ -23,7 +23,19 @@ from mcpdi.engine._interpret import (
     offload,
     resume,
 )
-from mcpdi.engine._plan import EMPTY_CONTEXT, Adapter, Argument, Binding, Edge, Plan, RunFunction, Step
+from mcpdi.engine._plan import (
+    EMPTY_CONTEXT,
+    Adapter,
+    Argument,
+    ArgumentBinding,
+    Binding,
+    ContextBinding,
+    Edge,
+    Plan,
+    ResolvedBinding,
+    RunFunction,
+    Step,
+)
 from mcpdi.engine._question import Question
 from mcpdi.engine._scopes import AppScope
 
@@ -145,11 +157,10 @@ def _binding(
     parameter = param.parameter
     positional = parameter.kind in POSITIONAL
     if param.source == "argument":
-        return Binding(parameter.name, "argument", positional, argument=parameter.name)
+        return ArgumentBinding(parameter.name, positional, parameter.name)
     if param.source == "context":
-        return Binding(
-            parameter.name, "context", positional, context_type=param.context_type, optional=param.optional
-        )
+        assert param.context_type is not None  # the analyser sets it for context parameters
+        return ContextBinding(parameter.name, positional, param.context_type, param.optional)
     assert param.provider is not None
     provider = steps[identity_of(param.provider.fn)]  # run order puts providers before consumers
     edge = Edge(
@@ -161,7 +172,7 @@ def _binding(
         provider=provider,
     )
     adapter = adapt(edge) if adapt is not None else None
-    return Binding(parameter.name, "resolved", positional, edge=edge, adapter=adapter)
+    return ResolvedBinding(parameter.name, positional, edge, adapter)
 
 
 _CODE_CACHE: dict[str, CodeType] = {}
@@ -247,8 +258,8 @@ def _build(
         inline=inline,
         location=root.info.location,
         arguments=arguments,
-        context_params=tuple(b for b in root_bindings if b.source == "context"),
-        resolved_params=tuple(b for b in root_bindings if b.source == "resolved"),
+        context_params=tuple(b for b in root_bindings if isinstance(b, ContextBinding)),
+        resolved_params=tuple(b for b in root_bindings if isinstance(b, ResolvedBinding)),
         bindings=root_bindings,
         steps=steps,
         # exec() hands back untyped objects; the generated functions match RunFunction by construction.

@@ -18,7 +18,15 @@ from typing import Any
 from mcpdi.engine._callables import identity_of
 from mcpdi.engine._cleanup import Entered, RoundOutcome, close, close_shielded, enter
 from mcpdi.engine._errors import MissingArgument, ResolverError
-from mcpdi.engine._plan import AskCallback, Binding, Plan, Step
+from mcpdi.engine._plan import (
+    ArgumentBinding,
+    AskCallback,
+    Binding,
+    ContextBinding,
+    Plan,
+    ResolvedBinding,
+    Step,
+)
 from mcpdi.engine._question import KEPT, Answer, Asked, NeedsInput, Question, digest_of
 from mcpdi.engine._scopes import AppScope
 
@@ -70,10 +78,14 @@ def missing_context(plan_name: str, context_type: type) -> MissingArgument:
     return MissingArgument(msg, name=context_type)
 
 
-def consumers_of(plan: Plan, index: int) -> list[Binding]:
+def consumers_of(plan: Plan, index: int) -> list[ResolvedBinding]:
     """The bindings fed by step `index`, in the order their consumers run (the root last)."""
     later = (b for s in plan.steps[index + 1 :] for b in s.bindings)
-    return [b for b in (*later, *plan.bindings) if b.edge is not None and b.edge.provider.index == index]
+    return [
+        b
+        for b in (*later, *plan.bindings)
+        if isinstance(b, ResolvedBinding) and b.edge.provider.index == index
+    ]
 
 
 class _Round:
@@ -100,24 +112,25 @@ class _Round:
         self.kept: dict[str, Any] = {}  # call-scoped values by step key, for the next round
 
     def value_of(self, binding: Binding) -> Any:
-        if binding.source == "argument":
-            name = binding.argument
-            if name in self.defaults:
-                return self.arguments.get(name, self.defaults[name])
-            return self.arguments[name]
-        if binding.source == "context":
-            if binding.optional:
-                return self.context.get(binding.context_type)  # pyright: ignore[reportArgumentType]
-            return self.context[binding.context_type]  # pyright: ignore[reportArgumentType]
-        assert binding.edge is not None
-        delivered = self.delivered.get(id(binding), UNSET)
-        if delivered is not UNSET:
-            return delivered
-        value = self.values[binding.edge.provider.index]
-        adapter = binding.adapter
-        if adapter is not None and adapter.plain is not None:
-            return adapter.plain(value)
-        return value
+        match binding:
+            case ArgumentBinding():
+                name = binding.argument
+                if name in self.defaults:
+                    return self.arguments.get(name, self.defaults[name])
+                return self.arguments[name]
+            case ContextBinding():
+                if binding.optional:
+                    return self.context.get(binding.context_type)
+                return self.context[binding.context_type]
+            case ResolvedBinding():
+                delivered = self.delivered.get(id(binding), UNSET)
+                if delivered is not UNSET:
+                    return delivered
+                value = self.values[binding.edge.provider.index]
+                adapter = binding.adapter
+                if adapter is not None and adapter.plain is not None:
+                    return adapter.plain(value)
+                return value
 
     def answered(self, index: int, value: Any) -> None:
         """Record an answered question's value and shape it for each consumer now.
