@@ -48,7 +48,8 @@ class Node:
     inline_from: str  # "parameter 'p' of 'owner'": where the inline flag was decided
     first_consumer: str
     scope: Scope = "round"
-    path: tuple[str, ...] = ()  # how the root reaches it: "order_book(db)", "pool(settings)", ...
+    path: tuple[str, ...] = ()
+    concurrent: bool = False  # how the root reaches it: "order_book(db)", "pool(settings)", ...
     params: list[Param] = field(default_factory=lambda: [])
     preorder: int = 0
     postorder: int = 0
@@ -102,6 +103,13 @@ class _Analyser:
         known = self.nodes.get(identity)
         if known is not None:
             # inline only matters for sync resolvers; the root is not a resolver (this edge is a cycle)
+            if known.concurrent != marker.concurrent and identity != self.root_identity:
+                msg = (
+                    f"Resolver {known.info.name!r} ({known.info.location}) is marked "
+                    f"concurrent={known.concurrent} for {known.inline_from} but concurrent="
+                    f"{marker.concurrent} for {where}. Use the same flag on every Resolve(...) of it."
+                )
+                raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
             if known.scope != marker.scope and identity != self.root_identity:
                 msg = (
                     f"Resolver {known.info.name!r} ({known.info.location}) has scope={known.scope!r} "
@@ -134,8 +142,23 @@ class _Analyser:
         info = describe(fn, role="Resolver", localns=self.localns)
         path = (*consumer.path, f"{consumer.info.name}({param.parameter.name})")
         node = Node(
-            identity, info, inline, where, param.parameter.name, marker.scope, path, preorder=self.visits
+            identity,
+            info,
+            inline,
+            where,
+            param.parameter.name,
+            marker.scope,
+            path,
+            marker.concurrent,
+            preorder=self.visits,
         )
+        if marker.concurrent and (not info.is_async or marker.scope != "round" or cleanup_kind(fn)):
+            msg = (
+                f"Resolver {info.name!r} ({info.location}) is marked concurrent=True but is not a "
+                "plain async function of the default scope; only those run together with others. "
+                "Make it `async def` returning its value, or drop concurrent=True."
+            )
+            raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
         self.visits += 1
         self.nodes[identity] = node
         node.params = [self.classify(info, p, "Resolver", self.argument_names) for p in info.parameters]

@@ -194,9 +194,11 @@ def generate(
             "    except KeyError:",
             "        raise _missing_context(_NAME, _AppScope) from None",
         ]
-    if any(step.scope == "call" or (step.cleanup is not None and step.scope == "round") for step in steps):
+    if any(
+        s.scope == "call" or s.concurrent or (s.cleanup is not None and s.scope == "round") for s in steps
+    ):
         # Cleanup resolvers need an exit stack around the round, call-scoped values a record
-        # of the round: the interpreter runs such rounds whole.
+        # of the round, concurrent ones a task group: the interpreter runs such rounds whole.
         unset = f"[_UNSET] * {len(steps)}"
         lines.append(
             f"    return await _resume(_PLAN, collect, arguments, context, answers, ask, 0, {unset})"

@@ -136,6 +136,7 @@ def compile_plan(
             deferred=node.identity in deferred,
             cleanup=cleanup_kind(node.info.fn),
             scope=node.scope,
+            concurrent=node.concurrent,
         )
     root = analysis.root
     root_bindings = bindings_of(root, None)

@@ -29,6 +29,7 @@ from mcpdi.engine._plan import (
 )
 from mcpdi.engine._question import KEPT, Answer, Asked, NeedsInput, Question, digest_of
 from mcpdi.engine._scopes import AppScope
+from mcpdi.engine._together import batch_from, run_together
 
 
 class Unset:
@@ -208,6 +209,7 @@ async def _finish(
     blocked: set[int] = set()
     # An identical question is put once per call: an answer given to another step counts too.
     by_digest = {a.digest: a for a in answers.values()} if answers else {}
+    ready: dict[int, Any] = {}  # values of concurrent steps that ran together with an earlier one
     for step in plan.steps[start:]:
         index = step.index
         if step.deferred and pending:
@@ -222,16 +224,22 @@ async def _finish(
                 if kept is not None and kept.digest == KEPT:
                     values[index] = state.kept[step.key] = kept.payload
                     continue
-            args, kwargs = state.arguments_of(step.bindings)  # adapters: outside the try
-            try:
-                if step.scope == "app":
-                    value = await app_value(state.context[AppScope], step, args, kwargs)
-                else:
-                    value, entered = await _compute(step, args, kwargs)
-                    if entered is not None:
-                        state.entered.append(entered)
-            except Exception as error:
-                raise resolver_error(step, error) from error
+            if index in ready:
+                value = ready.pop(index)
+            elif step.concurrent and len(batch := batch_from(plan, index, values, blocked, UNSET)) > 1:
+                ready = await run_together(batch, state.arguments_of, resolver_error)
+                value = ready.pop(index)
+            else:
+                args, kwargs = state.arguments_of(step.bindings)  # adapters: outside the try
+                try:
+                    if step.scope == "app":
+                        value = await app_value(state.context[AppScope], step, args, kwargs)
+                    else:
+                        value, entered = await _compute(step, args, kwargs)
+                        if entered is not None:
+                            state.entered.append(entered)
+                except Exception as error:
+                    raise resolver_error(step, error) from error
             values[index] = value
             if step.scope == "call":
                 state.kept[step.key] = value

@@ -125,6 +125,7 @@ class Step:
     deferred: bool = False
     cleanup: Cleanup | None = None  # a cleanup resolver: runs in the interpreter, never asks
     scope: Literal["round", "call", "app"] = "round"  # see `Resolve`; "app" values never ask
+    concurrent: bool = False  # async, and runs together with the independent concurrent steps next to it
 
     @property
     def edges(self) -> tuple[Edge, ...]:

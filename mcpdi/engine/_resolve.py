@@ -19,8 +19,13 @@ class Resolve:
     host closes its `AppScope` (it may depend only on other app-scoped resolvers); `"call"`
     computes it once per call and hands it to the host with the round's questions, so that a
     later round of the same call gets it back instead of computing it again.
+
+    `concurrent=True` (async resolvers of the default scope) lets the resolver run at the same
+    time as the other concurrent resolvers of the round that do not depend on it or on each
+    other; with several failures the first in run order is raised and the others noted on it.
     """
 
     fn: Callable[..., Any]
     inline: bool = field(default=False, kw_only=True)
     scope: Literal["round", "call", "app"] = field(default="round", kw_only=True)
+    concurrent: bool = field(default=False, kw_only=True)
