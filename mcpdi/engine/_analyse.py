@@ -16,7 +16,6 @@ from mcpdi.engine._callables import (
     identity_of,
 )
 from mcpdi.engine._errors import InvalidSignature
-from mcpdi.engine._plan import Source
 from mcpdi.engine._resolve import Resolve
 from mcpdi.engine._scopes import Scope
 
@@ -25,17 +24,35 @@ POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR
 
 
 @dataclass(frozen=True, slots=True)
-class Param:
-    """One classified parameter, before steps exist (a dependency is named by identity)."""
+class ArgumentParam:
+    """A parameter filled from the call argument of its name."""
 
     parameter: inspect.Parameter
-    source: Source
     hint: Any
-    context_type: type | None = None
-    optional: bool = False
-    provider: Resolve | None = None
-    annotation: Any = None
-    metadata: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ContextParam:
+    """A parameter filled from the context, by a declared context type."""
+
+    parameter: inspect.Parameter
+    hint: Any
+    context_type: type
+    optional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedParam:
+    """A parameter filled by a resolver (a dependency is named by its marker, before steps exist)."""
+
+    parameter: inspect.Parameter
+    hint: Any
+    provider: Resolve
+    annotation: Any  # T of Annotated[T, Resolve(fn)]
+    metadata: tuple[Any, ...]  # the other Annotated extras
+
+
+Param = ArgumentParam | ContextParam | ResolvedParam
 
 
 @dataclass(slots=True)
@@ -83,18 +100,17 @@ class _Analyser:
         self.root_identity = root.identity
         self.nodes[root.identity] = root
         root.params = [self.classify(info, p, "Function", root_arguments=None) for p in info.parameters]
-        self.argument_names = tuple(p.parameter.name for p in root.params if p.source == "argument")
+        self.argument_names = tuple(p.parameter.name for p in root.params if isinstance(p, ArgumentParam))
         root.preorder = self.visits
         self.visits += 1
         for param in root.params:
-            if param.source == "resolved":
+            if isinstance(param, ResolvedParam):
                 self.visit(root, param)
         del self.nodes[root.identity]
         return Analysis(root, self.nodes, self.edges, self.argument_names)
 
-    def visit(self, consumer: Node, param: Param) -> None:
+    def visit(self, consumer: Node, param: ResolvedParam) -> None:
         marker = param.provider
-        assert marker is not None
         fn: Any = marker.fn
         inline = marker.inline
         identity = identity_of(fn)
@@ -172,7 +188,7 @@ class _Analyser:
             )
             raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
         for dep in node.params:
-            if dep.source == "resolved":
+            if isinstance(dep, ResolvedParam):
                 self.visit(node, dep)
         node.postorder = self.finished
         self.finished += 1
@@ -211,7 +227,7 @@ class _Analyser:
             raise InvalidSignature(msg, function=info.fn, parameter=name)
         context = context_type_of(hint, self.context_types)
         if context is not None:
-            return Param(parameter, "context", hint, context_type=context[0], optional=context[1])
+            return ContextParam(parameter, hint, context[0], context[1])
         marked = top_level_markers(hint)
         if marked is not None:
             marker = marked.markers[0]
@@ -223,16 +239,9 @@ class _Analyser:
                     "write a resolver that depends on the others and combines their values."
                 )
                 raise InvalidSignature(msg, function=info.fn, parameter=name)
-            return Param(
-                parameter,
-                "resolved",
-                hint,
-                provider=marker,
-                annotation=marked.annotation,
-                metadata=marked.metadata,
-            )
+            return ResolvedParam(parameter, hint, marker, marked.annotation, marked.metadata)
         if root_arguments is None or name in root_arguments:
-            return Param(parameter, "argument", hint)
+            return ArgumentParam(parameter, hint)
         arguments = ", ".join(repr(a) for a in root_arguments) or "none"
         contexts = ", ".join(t.__name__ for t in self.context_types) or "none declared"
         msg = (
@@ -248,14 +257,15 @@ def _check_app_scoped(node: Node) -> None:
     """An app-scoped value is shared by every call: it cannot use anything of one call."""
     for param in node.params:
         name = param.parameter.name
-        if param.source == "argument":
-            what = f"the call argument {name!r}"
-        elif param.source == "context":
-            what = f"the context value {name!r}"
-        elif param.provider is not None and param.provider.scope != "app":
-            what = f"the {param.provider.scope}-scoped resolver {display_name(param.provider.fn)!r}"
-        else:
-            continue
+        match param:
+            case ArgumentParam():
+                what = f"the call argument {name!r}"
+            case ContextParam():
+                what = f"the context value {name!r}"
+            case ResolvedParam() if param.provider.scope != "app":
+                what = f"the {param.provider.scope}-scoped resolver {display_name(param.provider.fn)!r}"
+            case ResolvedParam():
+                continue
         path = " -> ".join((*node.path, f"{node.info.name}({name})"))
         msg = (
             f"Resolver {node.info.name!r} ({node.info.location}) is app-scoped but depends on {what} "

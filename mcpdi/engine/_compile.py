@@ -9,7 +9,16 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from types import CodeType
 from typing import Any, cast
 
-from mcpdi.engine._analyse import POSITIONAL, Analysis, Node, Param, analyse
+from mcpdi.engine._analyse import (
+    POSITIONAL,
+    Analysis,
+    ArgumentParam,
+    ContextParam,
+    Node,
+    Param,
+    ResolvedParam,
+    analyse,
+)
 from mcpdi.engine._callables import cleanup_kind, display_name, identity_of
 from mcpdi.engine._errors import InvalidSignature
 from mcpdi.engine._graph import run_order
@@ -143,7 +152,7 @@ def compile_plan(
     arguments = tuple(
         Argument(p.parameter.name, p.hint, p.parameter.default, p.parameter.kind)
         for p in root.params
-        if p.source == "argument"
+        if isinstance(p, ArgumentParam)
     )
     return _build(plan_name, root, arguments, root_bindings, tuple(steps.values()), root_inline)
 
@@ -157,23 +166,23 @@ def _binding(
 ) -> Binding:
     parameter = param.parameter
     positional = parameter.kind in POSITIONAL
-    if param.source == "argument":
-        return ArgumentBinding(parameter.name, positional, parameter.name)
-    if param.source == "context":
-        assert param.context_type is not None  # the analyser sets it for context parameters
-        return ContextBinding(parameter.name, positional, param.context_type, param.optional)
-    assert param.provider is not None
-    provider = steps[identity_of(param.provider.fn)]  # run order puts providers before consumers
-    edge = Edge(
-        consumer=consumer.info.name,
-        consumer_key=consumer_key,
-        parameter=parameter.name,
-        annotation=param.annotation,
-        metadata=param.metadata,
-        provider=provider,
-    )
-    adapter = adapt(edge) if adapt is not None else None
-    return ResolvedBinding(parameter.name, positional, edge, adapter)
+    match param:
+        case ArgumentParam():
+            return ArgumentBinding(parameter.name, positional, parameter.name)
+        case ContextParam():
+            return ContextBinding(parameter.name, positional, param.context_type, param.optional)
+        case ResolvedParam():
+            edge = Edge(
+                consumer=consumer.info.name,
+                consumer_key=consumer_key,
+                parameter=parameter.name,
+                annotation=param.annotation,
+                metadata=param.metadata,
+                provider=steps[identity_of(param.provider.fn)],  # providers come first in run order
+            )
+            return ResolvedBinding(
+                parameter.name, positional, edge, adapt(edge) if adapt is not None else None
+            )
 
 
 _CODE_CACHE: dict[str, CodeType] = {}

@@ -11,7 +11,6 @@ from typing import Any, ClassVar, Literal, Protocol
 from mcpdi.engine._errors import UnansweredQuestion
 from mcpdi.engine._question import Answer, Asked, NeedsInput
 
-Source = Literal["argument", "context", "resolved"]
 # How a cleanup resolver gives its value and cleans up: a (async) generator function, or a
 # factory of (async) context managers (`@contextmanager`, `@asynccontextmanager`).
 Cleanup = Literal["generator", "async_generator", "context_manager", "async_context_manager"]
