@@ -6,6 +6,12 @@ asks; both must agree on values and on exceptions (`tests/engine/test_engine_pro
 - a resolver's exception becomes `ResolverError(step=...)`, chained to the original;
 - an adapter's exception passes unchanged: adapters are applied outside the resolver's `try`;
 - a step whose `may_ask` is False is never checked for a question: its value is injected as is.
+
+The interpreter alone also runs what the generated code hands over whole (cleanup,
+call-scoped and concurrent resolvers), and it decides what answers do: an answer is shaped
+for each consumer as soon as it arrives, so a refusing adapter ends the round before any
+other resolver runs or question is put; an answer counts for the same question asked by
+another step; deferred steps run only in a round without pending questions.
 """
 
 from __future__ import annotations
@@ -174,7 +180,7 @@ async def resume(
     values: list[Any],
 ) -> Any:
     """Continue the round from `start`; earlier steps are done, and `start`'s value is a
-    question (handed over by the generated code) or unset (a plan with cleanup resolvers).
+    question (handed over by the generated code) or unset (a round handed over whole).
 
     Answered questions feed their consumers; pending ones block only their dependents, so
     every question that can be asked this round is collected. Deferred steps (they cannot ask,
