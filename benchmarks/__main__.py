@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from benchmarks import engine, http, machine, memory, profiling, registration, state
+from benchmarks import concurrency, engine, http, machine, memory, profiling, registration, state
 from benchmarks.graphs import VARIANTS, Variant, all_graphs
 from benchmarks.peers import all_impls
 
@@ -65,6 +65,8 @@ def _engine(args: argparse.Namespace) -> None:
     print(engine.format_table(rows))
     print()
     print(engine.format_goal(rows))
+    print()
+    print(concurrency.format_table(concurrency.run(repeats=3 if args.quick else 5)))
     print()
 
 

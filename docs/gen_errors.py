@@ -118,9 +118,6 @@ FIXES: dict[str, str] = {
     "test_builtins_without_a_signature_and_non_callables_are_invalid_signatures": (
         "Wrap a built-in in a small function with annotated parameters; pass a callable to `Resolve(...)`."
     ),
-    "test_cleanup_resolvers_are_rejected_as_not_supported_yet": (
-        "Return the value from a plain or async function and release it where it is used."
-    ),
     "test_one_resolver_marked_inline_in_one_place_and_not_in_another_is_rejected": (
         "Use the same `inline=` flag on every `Resolve(...)` of one resolver."
     ),

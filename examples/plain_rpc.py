@@ -3,17 +3,20 @@
 Run it with `python examples/plain_rpc.py`; it prints a short transcript. A method whose
 resolver asks a question answers `input_required` with the questions; the caller sends the
 same request again with `answers` keyed by question key, echoing each question's digest.
+The catalogue is an app-scoped resource: opened on first use, shared by every request, and
+closed when the dispatcher shuts down.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Annotated, Any
 
 from mcpdi.engine import (
     Answer,
+    AppScope,
     MissingArgument,
     NeedsInput,
     Plan,
@@ -39,11 +42,18 @@ class Confirm(Question):
         return payload is True
 
 
-async def stock_of(title: str) -> int:
-    if title not in INVENTORY:
+async def catalogue() -> AsyncIterator[Mapping[str, int]]:
+    """An app-scoped resource: what comes after `yield` runs when the dispatcher shuts down."""
+    print("-- catalogue opened")
+    yield INVENTORY
+    print("-- catalogue closed")
+
+
+async def stock_of(title: str, books: Annotated[Mapping[str, int], Resolve(catalogue, scope="app")]) -> int:
+    if title not in books:
         msg = f"unknown title {title!r}"
         raise LookupError(msg)
-    return INVENTORY[title]
+    return books[title]
 
 
 def confirm_backorder(title: str, stock: Annotated[int, Resolve(stock_of)]) -> bool | Confirm:
@@ -68,6 +78,7 @@ async def order(
 
 
 METHODS: dict[str, Plan] = {"books.check": compile_plan(check), "books.order": compile_plan(order)}
+APP = AppScope()  # the dispatcher's app-scoped values; closed at shutdown
 
 
 def error(request_id: Any, code: int, message: str) -> dict[str, Any]:
@@ -83,7 +94,7 @@ async def handle(request: Mapping[str, Any]) -> dict[str, Any]:
     params = request.get("params", {})
     answers = {key: Answer(a["digest"], a["value"]) for key, a in params.get("answers", {}).items()}
     try:
-        result = await plan.run(params.get("arguments", {}), answers=answers)
+        result = await plan.run(params.get("arguments", {}), {AppScope: APP}, answers)
     except MissingArgument as missing:
         return error(request_id, -32602, str(missing))
     except ResolverError as failed:
@@ -127,6 +138,7 @@ async def transcript() -> None:
     await call(
         {"jsonrpc": "2.0", "id": 4, "method": "books.check", "params": {"arguments": {"title": "Ulysses"}}}
     )
+    await APP.aclose()
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._state_codec import StateCodec as StateCodec
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
+    from mcpdi.engine import RoundOutcome as RoundOutcome
     from mcpdi.lowlevel import MCPError as MCPError
     from mcpdi.lowlevel import Server as Server
     from mcpdi.lowlevel import ServerRequestContext as ServerRequestContext
@@ -60,6 +61,7 @@ _HOMES: dict[str, str] = {
     "RequestStateSecurity": "mcpdi._state",
     "Resolve": "mcpdi.engine",
     "ResourceSecurity": "mcpdi._resource_security",
+    "RoundOutcome": "mcpdi.engine",
     "Sample": "mcpdi._asking",
     "Server": "mcpdi.lowlevel",
     "ServerRequestContext": "mcpdi.lowlevel",
@@ -90,6 +92,7 @@ __all__ = (
     "RequestStateSecurity",
     "Resolve",
     "ResourceSecurity",
+    "RoundOutcome",
     "Sample",
     "Server",
     "ServerRequestContext",

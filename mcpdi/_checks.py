@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, get_args, get_origin
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, PydanticSchemaGenerationError, TypeAdapter, ValidationError
 
 from mcpdi._adapters import strict_checker, wants_outcome
 from mcpdi._annotations import is_union, strip_annotated
@@ -20,14 +20,16 @@ from mcpdi._asking import Elicit, ListRoots, Sample
 from mcpdi._boundary import describe_type, fit, fit_any, given_by_resolver, outcome_data
 from mcpdi._elicit_schema import InvalidElicitationSchema, render_elicitation_schema
 from mcpdi._errors import ToolError
-from mcpdi.engine import Binding, Edge, InvalidSignature, Plan, Step
+from mcpdi.engine import ArgumentBinding, Edge, InvalidSignature, Plan, ResolvedBinding, Step
 
 __all__ = (
     "ArgumentCheck",
     "check_arguments",
     "check_boundaries",
     "check_hidden_headers",
+    "check_kept",
     "check_questions",
+    "kept_adapter",
 )
 
 
@@ -85,11 +87,48 @@ def check_questions(plan: Plan) -> None:
                 _check_elicited_model(step, arm)
 
 
+# How each call-scoped resolver's value is encoded into the sealed requestState and read back;
+# the resolver is kept alive with its adapter, so that its id stays its own.
+_KEPT_ADAPTERS: dict[int, tuple[Any, TypeAdapter[Any]]] = {}
+
+
+def check_kept(plan: Plan) -> None:
+    """A call-scoped value travels to later rounds inside the sealed `requestState`: pydantic
+    must be able to encode and validate it by the resolver's return annotation."""
+    for step in plan.steps:
+        if step.scope != "call":
+            continue
+        annotation = step.returns
+        if annotation is Any:
+            msg = (
+                f"Resolver {step.name!r} ({step.location}) is call-scoped but has no return "
+                "annotation; its value is carried to later rounds as JSON, checked against that "
+                "annotation. Annotate what it returns, e.g. `-> int`."
+            )
+            raise InvalidSignature(msg, function=step.fn)
+        try:
+            adapter: TypeAdapter[Any] = TypeAdapter(annotation)
+        except PydanticSchemaGenerationError:
+            msg = (
+                f"Resolver {step.name!r} ({step.location}) is call-scoped, but its return type "
+                f"{getattr(annotation, '__qualname__', annotation)!s} cannot be carried to later rounds: "
+                "pydantic has no schema for it. Return a model, dataclass or JSON-like value, or keep "
+                "the default scope."
+            )
+            raise InvalidSignature(msg, function=step.fn) from None
+        _KEPT_ADAPTERS[id(step.fn)] = (step.fn, adapter)
+
+
+def kept_adapter(fn: Any) -> TypeAdapter[Any]:
+    """The adapter `check_kept` made for this call-scoped resolver at registration."""
+    return _KEPT_ADAPTERS[id(fn)][1]
+
+
 def check_hidden_headers(plan: Plan, kind: str, name: str) -> None:
     """A resolved or Context parameter is never sent by the client, so it cannot be a header."""
     for binding in (*plan.context_params, *plan.resolved_params):
         extras = annotation_extras(plan.hints.get(binding.parameter))
-        if binding.edge is not None:
+        if isinstance(binding, ResolvedBinding):
             extras = (*extras, *binding.edge.metadata)
         marking = header_marking(extras)
         if marking is not None:
@@ -133,7 +172,7 @@ def _check_edge(plan: Plan, edge: Edge) -> None:
     raise InvalidSignature(msg, function=provider.fn, parameter=edge.parameter)
 
 
-def _check_argument(plan: Plan, step: Step, binding: Binding, declared: Any) -> ArgumentCheck | None:
+def _check_argument(plan: Plan, step: Step, binding: ArgumentBinding, declared: Any) -> ArgumentCheck | None:
     wanted = step.hints.get(binding.parameter, inspect.Parameter.empty)
     verdict = fit(declared, wanted)
     if verdict == "fits":
@@ -161,13 +200,12 @@ def check_boundaries(plan: Plan) -> tuple[ArgumentCheck, ...]:
     declared = {argument.name: argument.annotation for argument in plan.arguments}
     checks: list[ArgumentCheck] = []
     for binding in plan.resolved_params:
-        if binding.edge is not None:
-            _check_edge(plan, binding.edge)
+        _check_edge(plan, binding.edge)
     for step in plan.steps:
         for binding in step.bindings:
-            if binding.edge is not None:
+            if isinstance(binding, ResolvedBinding):
                 _check_edge(plan, binding.edge)
-            elif binding.source == "argument" and binding.argument in declared:
+            elif isinstance(binding, ArgumentBinding) and binding.argument in declared:
                 check = _check_argument(plan, step, binding, declared[binding.argument])
                 if check is not None:
                     checks.append(check)

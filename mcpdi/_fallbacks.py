@@ -15,7 +15,7 @@ from mcp_types import ClientCapabilities
 
 from mcpdi._asking import AskModel, Default, FallbackAnswer, MCPQuestion
 from mcpdi._errors import ToolError
-from mcpdi.engine import Answer, Asked, NeedsInput
+from mcpdi.engine import Answer, ArgumentBinding, Asked, NeedsInput
 
 __all__ = ("NO_BACK_CHANNEL", "fall_back", "fallback_answers", "missing_reason", "resolver_fall_back")
 
@@ -68,7 +68,7 @@ def fall_back(
 def resolver_fall_back(tool: str, item: Asked, question: MCPQuestion, reason: str) -> FallbackAnswer | None:
     """`fall_back` for a question a resolver returned: the model may pass what the resolver takes."""
     step = item.step
-    arguments = tuple(b.argument for b in step.bindings if b.source == "argument")
+    arguments = tuple(b.argument for b in step.bindings if isinstance(b, ArgumentBinding))
     asker = f"Resolver {step.name!r} ({step.location})"
     return fall_back(tool, question, reason, asker=asker, arguments=arguments)
 

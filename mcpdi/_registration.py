@@ -8,7 +8,7 @@ from functools import partial
 from typing import Any
 
 from mcpdi._adapters import adapt_edge
-from mcpdi._checks import ArgumentCheck, check_arguments, check_boundaries, check_questions
+from mcpdi._checks import ArgumentCheck, check_arguments, check_boundaries, check_kept, check_questions
 from mcpdi._context import Context
 from mcpdi.engine import Answer, AskCallback, Plan, RunFunction, compile_plan
 
@@ -43,6 +43,7 @@ def compile_mcp_plan(
     adapt = partial(adapt_edge, validate_all=validate_resolvers) if validate_resolvers else adapt_edge
     plan = compile_plan(fn, context_types=(Context,), adapt=adapt, localns=localns, name=name)
     check_questions(plan)
+    check_kept(plan)
     checks = check_boundaries(plan)
     if not checks:
         return plan

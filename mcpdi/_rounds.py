@@ -1,7 +1,8 @@
 """Running one call's plan: asking mid-call (handshake era) or in sealed rounds (2026-07-28).
 
 What a round carries to the next is a `RoundState` (`mcpdi._round_state`), sealed in
-`requestState`.
+`requestState`. A call-scoped resolver's value is an outcome whose digest is `"kept"`, its
+payload the value as JSON.
 """
 
 from __future__ import annotations
@@ -22,13 +23,14 @@ from mcp_types import (
 from pydantic import BaseModel, ValidationError
 
 from mcpdi._asking import MCPQuestion
+from mcpdi._checks import kept_adapter
 from mcpdi._context import Context, missing_capability_error
 from mcpdi._errors import ToolError
 from mcpdi._fallbacks import NO_BACK_CHANNEL, fallback_answers, missing_reason, resolver_fall_back
 from mcpdi._round_state import AskedQuestion, BodyState, Outcome, RoundState
 from mcpdi._state import CallBinding, InvalidRequestState, RequestStateSecurity
 from mcpdi._state_codec import StateTooLarge
-from mcpdi.engine import Answer, Asked, NeedsInput, Plan
+from mcpdi.engine import Answer, AppScope, Asked, NeedsInput, Plan
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError, NoBackChannel
 
 __all__ = (
@@ -49,6 +51,7 @@ logger = logging.getLogger("mcpdi")
 ASKING: ContextVar[str | None] = ContextVar("mcpdi_asking", default=None)
 """The key of the question being sent mid-call (handshake era), for in-memory clients."""
 
+KEPT_RECORD = "kept"  # the digest of a call-scoped value's outcome (a real digest has 22 characters)
 MAX_CHANGED_ROUNDS = 8
 
 
@@ -87,6 +90,14 @@ class RoundParams(Protocol):
 
     @property
     def request_state(self) -> str | None: ...
+
+
+def context_values(ctx: Context[Any]) -> dict[type, Any]:
+    """What the engine injects by type: the `Context`, and the server's `AppScope`."""
+    server = ctx.mcp_server
+    if server is None:
+        return {Context: ctx}
+    return {Context: ctx, AppScope: server.app_scope}
 
 
 def invalid_state(reason: str) -> MCPError:
@@ -191,14 +202,21 @@ async def run_modern(
         first = await _run_with_fallbacks(plan, arguments, ctx, {})
         if not isinstance(first, NeedsInput):
             return first
-        return Pending(_ask_round(first, ctx, {}, RoundState(), target.binding(ctx), security))
+        kept = _keep(plan, first, {})
+        return Pending(_ask_round(first, ctx, kept, RoundState(), target.binding(ctx), security))
     binding = target.binding(ctx)
     state = await open_round_state(security, request_state, binding)
     outcomes = record_responses(state, input_responses or {})
-    answers = {key: Answer(outcome.digest, outcome.payload) for key, outcome in outcomes.items()}
+    answers: dict[str, Answer] = {}
+    for key, outcome in outcomes.items():
+        if outcome.digest == KEPT_RECORD:
+            _read_kept(plan, key, outcome.payload, answers)
+        else:
+            answers[key] = Answer(outcome.digest, outcome.payload)
     result = await _run_with_fallbacks(plan, arguments, ctx, answers)
     if not isinstance(result, NeedsInput):
         return result
+    _keep(plan, result, outcomes)
     return Pending(_ask_round(result, ctx, outcomes, state, binding, security))
 
 
@@ -209,7 +227,8 @@ async def _run_with_fallbacks(
 
     Each pass answers at least one more step, so there are at most as many passes as steps.
     """
-    result = await plan.run(arguments, {Context: ctx}, answers)
+    context = context_values(ctx)
+    result = await plan.run(arguments, context, answers)
     for _ in plan.steps:
         if not isinstance(result, NeedsInput):
             break
@@ -217,8 +236,28 @@ async def _run_with_fallbacks(
         if not fallbacks:
             break
         answers = {**answers, **fallbacks}
-        result = await plan.run(arguments, {Context: ctx}, answers)
+        result = await plan.run(arguments, context, answers)
     return result
+
+
+def _keep(plan: Plan, needs: NeedsInput, outcomes: dict[str, Outcome]) -> dict[str, Outcome]:
+    """Record the round's call-scoped values, encoded by their resolvers' return annotations."""
+    if needs.kept:
+        fns = {step.key: step.fn for step in plan.steps if step.key in needs.kept}
+        for key, value in needs.kept.items():
+            outcomes[key] = Outcome(KEPT_RECORD, kept_adapter(fns[key]).dump_python(value, mode="json"))
+    return outcomes
+
+
+def _read_kept(plan: Plan, key: str, payload: Any, answers: dict[str, Answer]) -> None:
+    """A call-scoped value from an earlier round, validated back into its type."""
+    step = next((s for s in plan.steps if s.key == key and s.scope == "call"), None)
+    if step is None:
+        return  # the tool changed since that round: the step computes its value again
+    try:
+        answers[key] = Answer.kept(kept_adapter(step.fn).validate_python(payload))
+    except ValidationError:
+        raise invalid_state("a kept value does not match its type") from None
 
 
 def _ask_round(
@@ -331,7 +370,7 @@ async def run_asking_inline(plan: Plan, arguments: Mapping[str, Any], ctx: Conte
         answered[item.digest] = payload
         return payload
 
-    return await plan.run(arguments, {Context: ctx}, None, ask)
+    return await plan.run(arguments, context_values(ctx), None, ask)
 
 
 def seal_body_state(

@@ -34,6 +34,7 @@ from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tools import RegisteredTool, call_tool, compile_tool
+from mcpdi.engine import AppScope
 from mcpdi.lowlevel._context import ServerRequestContext
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
 from mcpdi.lowlevel._handover import TransportName
@@ -111,6 +112,7 @@ class MCPServer(Generic[LifespanT]):
         self._tools: dict[str, RegisteredTool] = {}
         self._prompts: dict[str, RegisteredPrompt] = {}
         self._resources: dict[str, RegisteredResource] = {}
+        self._app_scope = AppScope()
         self._server: Server[LifespanT] = Server(
             self.name,
             version=version or "",
@@ -156,13 +158,22 @@ class MCPServer(Generic[LifespanT]):
         """Serve until stopped, on stdin/stdout or over Streamable HTTP on `host:port`."""
         self._server.run(transport, host=host, port=port)
 
+    @property
+    def app_scope(self) -> AppScope:
+        """The values of app-scoped resolvers (`Resolve(fn, scope="app")`), shared by every
+        call; their cleanup runs when the lifespan ends."""
+        return self._app_scope
+
     @asynccontextmanager
     async def _enter_lifespan(self, server: Server[LifespanT]) -> AsyncGenerator[Any]:
-        if self._lifespan is None:
-            yield {}
-            return
-        async with self._lifespan(self) as value:
-            yield value
+        try:
+            if self._lifespan is None:
+                yield {}
+                return
+            async with self._lifespan(self) as value:
+                yield value
+        finally:
+            await self._app_scope.aclose()
 
     # -- registration -------------------------------------------------------------------
 

@@ -1,16 +1,21 @@
 """mcpdi.engine: compiles a function and its resolvers into a plan; no MCP, no I/O, any RPC code."""
 
+from mcpdi.engine._cleanup import RoundOutcome as RoundOutcome
 from mcpdi.engine._compile import compile_plan as compile_plan
+from mcpdi.engine._errors import CleanupError as CleanupError
 from mcpdi.engine._errors import InvalidSignature as InvalidSignature
 from mcpdi.engine._errors import MissingArgument as MissingArgument
 from mcpdi.engine._errors import ResolverError as ResolverError
 from mcpdi.engine._errors import UnansweredQuestion as UnansweredQuestion
 from mcpdi.engine._plan import Adapter as Adapter
 from mcpdi.engine._plan import Argument as Argument
+from mcpdi.engine._plan import ArgumentBinding as ArgumentBinding
 from mcpdi.engine._plan import AskCallback as AskCallback
 from mcpdi.engine._plan import Binding as Binding
+from mcpdi.engine._plan import ContextBinding as ContextBinding
 from mcpdi.engine._plan import Edge as Edge
 from mcpdi.engine._plan import Plan as Plan
+from mcpdi.engine._plan import ResolvedBinding as ResolvedBinding
 from mcpdi.engine._plan import RunFunction as RunFunction
 from mcpdi.engine._plan import Step as Step
 from mcpdi.engine._question import Answer as Answer
@@ -19,14 +24,19 @@ from mcpdi.engine._question import NeedsInput as NeedsInput
 from mcpdi.engine._question import Question as Question
 from mcpdi.engine._question import digest_of as digest_of
 from mcpdi.engine._resolve import Resolve as Resolve
+from mcpdi.engine._scopes import AppScope as AppScope
 
 __all__ = (
     "Adapter",
     "Answer",
+    "AppScope",
     "Argument",
+    "ArgumentBinding",
     "AskCallback",
     "Asked",
     "Binding",
+    "CleanupError",
+    "ContextBinding",
     "Edge",
     "InvalidSignature",
     "MissingArgument",
@@ -34,7 +44,9 @@ __all__ = (
     "Plan",
     "Question",
     "Resolve",
+    "ResolvedBinding",
     "ResolverError",
+    "RoundOutcome",
     "RunFunction",
     "Step",
     "UnansweredQuestion",

@@ -14,28 +14,45 @@ from mcpdi.engine._callables import (
     describe,
     display_name,
     identity_of,
-    location_of,
 )
 from mcpdi.engine._errors import InvalidSignature
-from mcpdi.engine._plan import Source
 from mcpdi.engine._resolve import Resolve
+from mcpdi.engine._scopes import Scope
 
 _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
 @dataclass(frozen=True, slots=True)
-class Param:
-    """One classified parameter, before steps exist (a dependency is named by identity)."""
+class ArgumentParam:
+    """A parameter filled from the call argument of its name."""
 
     parameter: inspect.Parameter
-    source: Source
     hint: Any
-    context_type: type | None = None
-    optional: bool = False
-    provider: Resolve | None = None
-    annotation: Any = None
-    metadata: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ContextParam:
+    """A parameter filled from the context, by a declared context type."""
+
+    parameter: inspect.Parameter
+    hint: Any
+    context_type: type
+    optional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedParam:
+    """A parameter filled by a resolver (a dependency is named by its marker, before steps exist)."""
+
+    parameter: inspect.Parameter
+    hint: Any
+    provider: Resolve
+    annotation: Any  # T of Annotated[T, Resolve(fn)]
+    metadata: tuple[Any, ...]  # the other Annotated extras
+
+
+Param = ArgumentParam | ContextParam | ResolvedParam
 
 
 @dataclass(slots=True)
@@ -47,6 +64,9 @@ class Node:
     inline: bool
     inline_from: str  # "parameter 'p' of 'owner'": where the inline flag was decided
     first_consumer: str
+    scope: Scope = "round"
+    path: tuple[str, ...] = ()
+    concurrent: bool = False  # how the root reaches it: "order_book(db)", "pool(settings)", ...
     params: list[Param] = field(default_factory=lambda: [])
     preorder: int = 0
     postorder: int = 0
@@ -80,18 +100,17 @@ class _Analyser:
         self.root_identity = root.identity
         self.nodes[root.identity] = root
         root.params = [self.classify(info, p, "Function", root_arguments=None) for p in info.parameters]
-        self.argument_names = tuple(p.parameter.name for p in root.params if p.source == "argument")
+        self.argument_names = tuple(p.parameter.name for p in root.params if isinstance(p, ArgumentParam))
         root.preorder = self.visits
         self.visits += 1
         for param in root.params:
-            if param.source == "resolved":
+            if isinstance(param, ResolvedParam):
                 self.visit(root, param)
         del self.nodes[root.identity]
         return Analysis(root, self.nodes, self.edges, self.argument_names)
 
-    def visit(self, consumer: Node, param: Param) -> None:
+    def visit(self, consumer: Node, param: ResolvedParam) -> None:
         marker = param.provider
-        assert marker is not None
         fn: Any = marker.fn
         inline = marker.inline
         identity = identity_of(fn)
@@ -100,6 +119,20 @@ class _Analyser:
         known = self.nodes.get(identity)
         if known is not None:
             # inline only matters for sync resolvers; the root is not a resolver (this edge is a cycle)
+            if known.concurrent != marker.concurrent and identity != self.root_identity:
+                msg = (
+                    f"Resolver {known.info.name!r} ({known.info.location}) is marked "
+                    f"concurrent={known.concurrent} for {known.inline_from} but concurrent="
+                    f"{marker.concurrent} for {where}. Use the same flag on every Resolve(...) of it."
+                )
+                raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
+            if known.scope != marker.scope and identity != self.root_identity:
+                msg = (
+                    f"Resolver {known.info.name!r} ({known.info.location}) has scope={known.scope!r} "
+                    f"for {known.inline_from} but scope={marker.scope!r} for {where}; a resolver's "
+                    "value lives one way. Use the same scope on every Resolve(...) of it."
+                )
+                raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
             if known.inline != inline and not known.info.is_async and identity != self.root_identity:
                 msg = (
                     f"Resolver {known.info.name!r} ({known.info.location}) is marked inline={known.inline} "
@@ -115,21 +148,47 @@ class _Analyser:
                 "Pass a function, a class or a callable object to Resolve(...)."
             )
             raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
-        kind = cleanup_kind(fn)
-        if kind is not None:
+        if marker.scope not in ("round", "call", "app"):
             msg = (
-                f"Resolver {display_name(fn)!r} ({location_of(fn)}) is {kind}; cleanup resolvers "
-                "(yield, @contextmanager, @asynccontextmanager) are not supported yet. Return the value "
-                "from a plain or async function instead, and release it where it is used."
+                f"Parameter {param.parameter.name!r} of {consumer.info.name!r} ({consumer.info.location}) "
+                f"has Resolve({display_name(fn)}, scope={marker.scope!r}); a scope is 'round' (the "
+                "default), 'call' or 'app'."
             )
             raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
         info = describe(fn, role="Resolver", localns=self.localns)
-        node = Node(identity, info, inline, where, param.parameter.name, preorder=self.visits)
+        path = (*consumer.path, f"{consumer.info.name}({param.parameter.name})")
+        node = Node(
+            identity,
+            info,
+            inline,
+            where,
+            param.parameter.name,
+            marker.scope,
+            path,
+            marker.concurrent,
+            preorder=self.visits,
+        )
+        if marker.concurrent and (not info.is_async or marker.scope != "round" or cleanup_kind(fn)):
+            msg = (
+                f"Resolver {info.name!r} ({info.location}) is marked concurrent=True but is not a "
+                "plain async function of the default scope; only those run together with others. "
+                "Make it `async def` returning its value, or drop concurrent=True."
+            )
+            raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
         self.visits += 1
         self.nodes[identity] = node
         node.params = [self.classify(info, p, "Resolver", self.argument_names) for p in info.parameters]
+        if node.scope == "app":
+            _check_app_scoped(node)
+        if node.scope == "call" and cleanup_kind(fn) is not None:
+            msg = (
+                f"Resolver {info.name!r} ({info.location}) cleans up after `yield` but is "
+                "call-scoped; a call-scoped value is carried to later rounds, long after the "
+                "cleanup of the round that made it. Return the value instead, or keep the default scope."
+            )
+            raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
         for dep in node.params:
-            if dep.source == "resolved":
+            if isinstance(dep, ResolvedParam):
                 self.visit(node, dep)
         node.postorder = self.finished
         self.finished += 1
@@ -168,7 +227,7 @@ class _Analyser:
             raise InvalidSignature(msg, function=info.fn, parameter=name)
         context = context_type_of(hint, self.context_types)
         if context is not None:
-            return Param(parameter, "context", hint, context_type=context[0], optional=context[1])
+            return ContextParam(parameter, hint, context[0], context[1])
         marked = top_level_markers(hint)
         if marked is not None:
             marker = marked.markers[0]
@@ -180,16 +239,9 @@ class _Analyser:
                     "write a resolver that depends on the others and combines their values."
                 )
                 raise InvalidSignature(msg, function=info.fn, parameter=name)
-            return Param(
-                parameter,
-                "resolved",
-                hint,
-                provider=marker,
-                annotation=marked.annotation,
-                metadata=marked.metadata,
-            )
+            return ResolvedParam(parameter, hint, marker, marked.annotation, marked.metadata)
         if root_arguments is None or name in root_arguments:
-            return Param(parameter, "argument", hint)
+            return ArgumentParam(parameter, hint)
         arguments = ", ".join(repr(a) for a in root_arguments) or "none"
         contexts = ", ".join(t.__name__ for t in self.context_types) or "none declared"
         msg = (
@@ -221,6 +273,29 @@ def _with_default_marker(info: CallableInfo, parameter: inspect.Parameter, hint:
     if hint is inspect.Parameter.empty:
         hint = Any
     return Annotated[hint, marker]
+
+
+def _check_app_scoped(node: Node) -> None:
+    """An app-scoped value is shared by every call: it cannot use anything of one call."""
+    for param in node.params:
+        name = param.parameter.name
+        match param:
+            case ArgumentParam():
+                what = f"the call argument {name!r}"
+            case ContextParam():
+                what = f"the context value {name!r}"
+            case ResolvedParam() if param.provider.scope != "app":
+                what = f"the {param.provider.scope}-scoped resolver {display_name(param.provider.fn)!r}"
+            case ResolvedParam():
+                continue
+        path = " -> ".join((*node.path, f"{node.info.name}({name})"))
+        msg = (
+            f"Resolver {node.info.name!r} ({node.info.location}) is app-scoped but depends on {what} "
+            f"(path: {path}); an app-scoped value is computed once and shared by every call, so it "
+            "may depend only on other app-scoped resolvers. Drop scope='app', or make what it "
+            "depends on app-scoped too."
+        )
+        raise InvalidSignature(msg, function=node.info.fn, parameter=name)
 
 
 def analyse(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import keyword
 import os
 import sys
 import typing
@@ -13,6 +14,7 @@ from types import FunctionType, MethodType
 from typing import Any
 
 from mcpdi.engine._errors import InvalidSignature
+from mcpdi.engine._plan import Cleanup
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,20 +120,20 @@ def is_async(fn: object) -> bool:
     return inspect.iscoroutinefunction(type(fn).__call__)
 
 
-def cleanup_kind(fn: object) -> str | None:
-    """Say what kind of cleanup resolver `fn` is (generator, context manager), or None."""
+def cleanup_kind(fn: object) -> Cleanup | None:
+    """What kind of cleanup resolver `fn` is (generator, context manager factory), or None."""
     target = _code_target(fn)
     if isinstance(fn, type):
         return None
     if inspect.isasyncgenfunction(target):
-        return "an async generator function"
+        return "async_generator"
     if inspect.isgeneratorfunction(target):
-        return "a generator function"
+        return "generator"
     wrapped = getattr(target, "__wrapped__", None)
     if wrapped is not None and inspect.isasyncgenfunction(wrapped):
-        return "an @asynccontextmanager factory"
+        return "async_context_manager"
     if wrapped is not None and inspect.isgeneratorfunction(wrapped):
-        return "a @contextmanager factory"
+        return "context_manager"
     return None
 
 
@@ -142,6 +144,18 @@ def _bound_keywords(fn: object) -> set[str]:
         names.update(partial.keywords)
         fn = partial.func
     return names
+
+
+def _check_name(parameter: str, role: str, name: str, location: str, fn: object) -> None:
+    """Parameter names are written into the generated code (`name=value`): only identifiers pass."""
+    if parameter.isidentifier() and not keyword.iskeyword(parameter):
+        return
+    msg = (
+        f"{role} {name!r} ({location}) has a parameter named {parameter!r}, which is not a Python "
+        "identifier; a signature from `def` always has identifiers. Fix the `__signature__` set on "
+        "it, or wrap it in a function with named parameters."
+    )
+    raise InvalidSignature(msg, function=fn, parameter=parameter)
 
 
 def describe(fn: Callable[..., Any], *, role: str, localns: Mapping[str, Any] | None) -> CallableInfo:
@@ -175,6 +189,8 @@ def describe(fn: Callable[..., Any], *, role: str, localns: Mapping[str, Any] | 
         raise InvalidSignature(msg, function=fn) from error
     dropped = _bound_keywords(fn)
     parameters = tuple(p for p in signature.parameters.values() if p.name not in dropped)
+    for parameter in parameters:
+        _check_name(parameter.name, role, name, location, fn)
     return CallableInfo(
         fn=fn,
         name=name,

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mcpdi.engine._plan import Argument, Binding, Step
+from mcpdi.engine._callables import identity_of
+from mcpdi.engine._plan import Argument, ArgumentBinding, Binding, ContextBinding, ResolvedBinding, Step
 
 
 class Names:
@@ -59,7 +60,7 @@ class _Writer:
 
     def read_context(self, bindings: list[Binding]) -> None:
         for binding in bindings:
-            if binding.source != "context" or binding.context_type is None:
+            if not isinstance(binding, ContextBinding):
                 continue
             slot = (binding.context_type, binding.optional)
             if slot in self.context_var:
@@ -80,7 +81,7 @@ class _Writer:
         """Apply the `plain` adapters of these edges, outside any try: their exceptions pass unchanged."""
         adapted: dict[str, str] = {}
         for b in bindings:
-            if b.edge is not None and b.adapter is not None and b.adapter.plain is not None:
+            if isinstance(b, ResolvedBinding) and b.adapter is not None and b.adapter.plain is not None:
                 if self.in_try:
                     self.close_try()
                 var = adapted[b.parameter] = f"x{self.adapted}"
@@ -93,13 +94,13 @@ class _Writer:
     def expression(self, binding: Binding, adapted: dict[str, str]) -> str:
         if binding.parameter in adapted:
             return adapted[binding.parameter]
-        if binding.source == "argument":
-            return self.argument_var[binding.argument]
-        if binding.source == "context":
-            assert binding.context_type is not None
-            return self.context_var[(binding.context_type, binding.optional)]
-        assert binding.edge is not None
-        return f"v{binding.edge.provider.index}"
+        match binding:
+            case ArgumentBinding():
+                return self.argument_var[binding.argument]
+            case ContextBinding():
+                return self.context_var[(binding.context_type, binding.optional)]
+            case ResolvedBinding():
+                return f"v{binding.edge.provider.index}"
 
     def call_of(
         self,
@@ -115,7 +116,26 @@ class _Writer:
         kwargs = [(b.parameter, self.expression(b, adapted)) for b in bindings if not b.positional]
         return _call(self.names.bind("f", fn), args, kwargs, is_async, inline)
 
+    def app_step(self, step: Step) -> None:
+        """An app-scoped value: from the scope's cache, computed by `_app_value` on first use."""
+        adapted = self.adapt(step.bindings)
+        args = ", ".join(self.expression(b, adapted) for b in step.bindings if b.positional)
+        kwargs = ", ".join(
+            f"{b.parameter!r}: {self.expression(b, adapted)}" for b in step.bindings if not b.positional
+        )
+        if not self.in_try:
+            self.lines.append("    try:")
+            self.in_try = True
+        key = self.names.bind("k", identity_of(step.fn))
+        v = f"v{step.index}"
+        self.lines.append(f"        {v} = app.values.get({key}, _UNSET)")
+        fill = f"await _app_value(app, _STEPS[{step.index}], [{args}], {{{kwargs}}})"
+        self.lines.append(f"        if {v} is _UNSET: {v} = {fill}")
+
     def step(self, step: Step) -> None:
+        if step.scope == "app":
+            self.app_step(step)
+            return
         call = self.call_of(step.fn, step.bindings, step.is_async, step.inline)
         if not self.in_try:
             self.lines.append("    try:")
@@ -167,6 +187,23 @@ def generate(
     lines.append("async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):")
     writer.read_arguments(arguments)
     writer.read_context([*(b for s in steps for b in s.bindings), *root_bindings])
+    if any(step.scope == "app" for step in steps):
+        lines += [
+            "    try:",
+            "        app = context[_AppScope]",
+            "    except KeyError:",
+            "        raise _missing_context(_NAME, _AppScope) from None",
+        ]
+    if any(
+        s.scope == "call" or s.concurrent or (s.cleanup is not None and s.scope == "round") for s in steps
+    ):
+        # Cleanup resolvers need an exit stack around the round, call-scoped values a record
+        # of the round, concurrent ones a task group: the interpreter runs such rounds whole.
+        unset = f"[_UNSET] * {len(steps)}"
+        lines.append(
+            f"    return await _resume(_PLAN, collect, arguments, context, answers, ask, 0, {unset})"
+        )
+        return "\n".join(lines) + "\n"
     if steps:
         lines.append(f"    {' = '.join(f'v{i}' for i in range(len(steps)))} = _UNSET")
     init_at = len(lines)

@@ -4,25 +4,49 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import linecache
 from collections.abc import Callable, Collection, Hashable, Mapping
 from types import CodeType
 from typing import Any, cast
 
-from mcpdi.engine._analyse import POSITIONAL, Node, Param, analyse
-from mcpdi.engine._callables import display_name, identity_of
+from mcpdi.engine._analyse import (
+    POSITIONAL,
+    Analysis,
+    ArgumentParam,
+    ContextParam,
+    Node,
+    Param,
+    ResolvedParam,
+    analyse,
+)
+from mcpdi.engine._callables import cleanup_kind, display_name, identity_of
 from mcpdi.engine._errors import InvalidSignature
 from mcpdi.engine._graph import run_order
 from mcpdi.engine._interpret import (
     UNSET,
     Bail,
+    app_value,
     failed_step_error,
     missing_argument,
     missing_context,
     offload,
     resume,
 )
-from mcpdi.engine._plan import EMPTY_CONTEXT, Adapter, Argument, Binding, Edge, Plan, RunFunction, Step
+from mcpdi.engine._plan import (
+    EMPTY_CONTEXT,
+    Adapter,
+    Argument,
+    ArgumentBinding,
+    Binding,
+    ContextBinding,
+    Edge,
+    Plan,
+    ResolvedBinding,
+    RunFunction,
+    Step,
+)
 from mcpdi.engine._question import Question
+from mcpdi.engine._scopes import AppScope
 
 
 def wire_key(plan_name: str, qualname: str, ordinal: int) -> str:
@@ -46,6 +70,34 @@ def may_ask(fn: Callable[..., Any], hints: Mapping[str, Any]) -> bool:
     if not isinstance(returned, type) or returned in (object, Any):  # Any is a class since 3.11
         return True
     return issubclass(returned, Question)
+
+
+def _asks(node: Node) -> bool:
+    """Whether a resolver may return a question; a cleanup resolver's value is injected as is."""
+    if node.scope != "round":
+        return False  # a kept value is a value: a question cannot be kept for later calls or rounds
+    return cleanup_kind(node.info.fn) is None and may_ask(node.info.fn, node.info.hints)
+
+
+def _asking_first(analysis: Analysis, ordered: list[Node]) -> tuple[list[Node], set[Hashable]]:
+    """Move the steps that cannot ask and that no asking step needs after all others.
+
+    Those are the steps with side effects a question must be able to prevent (charging a card
+    after "Pay 100 EUR?"): they run only in a round where no question is pending. The moved
+    steps only feed each other and the root, so the order stays a valid run order.
+    """
+    consumers: dict[Hashable, list[Hashable]] = {}
+    for consumer, provider in analysis.edges:
+        consumers.setdefault(provider, []).append(consumer)
+    needed: set[Hashable] = set()  # steps that may ask, and their providers
+    for node in reversed(ordered):  # consumers before providers
+        if _asks(node) or any(c in needed for c in consumers.get(node.identity, ())):
+            needed.add(node.identity)
+    deferred = {node.identity for node in ordered if node.identity not in needed}
+    if not needed or not deferred:
+        return ordered, deferred
+    early = [node for node in ordered if node.identity in needed]
+    return early + [node for node in ordered if node.identity in deferred], deferred
 
 
 def compile_plan(
@@ -72,7 +124,7 @@ def compile_plan(
     analysis = analyse(
         fn, name=plan_name, inline=bool(root_inline), context_types=context_types, localns=localns
     )
-    ordered = run_order(analysis)
+    ordered, deferred = _asking_first(analysis, run_order(analysis))
     steps: dict[Hashable, Step] = {}
     seen: dict[str, int] = {}
 
@@ -94,7 +146,11 @@ def compile_plan(
             inline=node.inline,
             bindings=bindings_of(node, key),
             first_consumer=node.first_consumer,
-            may_ask=may_ask(node.info.fn, node.info.hints),
+            may_ask=_asks(node),
+            deferred=node.identity in deferred,
+            cleanup=cleanup_kind(node.info.fn),
+            scope=node.scope,
+            concurrent=node.concurrent,
             hints=node.info.hints,
             returns=returned_type(node.info.fn, node.info.hints),
         )
@@ -103,7 +159,7 @@ def compile_plan(
     arguments = tuple(
         Argument(p.parameter.name, p.hint, p.parameter.default, p.parameter.kind)
         for p in root.params
-        if p.source == "argument"
+        if isinstance(p, ArgumentParam)
     )
     return _build(plan_name, root, arguments, root_bindings, tuple(steps.values()), root_inline)
 
@@ -117,25 +173,24 @@ def _binding(
 ) -> Binding:
     parameter = param.parameter
     positional = parameter.kind in POSITIONAL
-    if param.source == "argument":
-        return Binding(parameter.name, "argument", positional, argument=parameter.name)
-    if param.source == "context":
-        return Binding(
-            parameter.name, "context", positional, context_type=param.context_type, optional=param.optional
-        )
-    assert param.provider is not None
-    provider = steps[identity_of(param.provider.fn)]  # run order puts providers before consumers
-    edge = Edge(
-        consumer=consumer.info.name,
-        consumer_key=consumer_key,
-        parameter=parameter.name,
-        annotation=param.annotation,
-        metadata=param.metadata,
-        provider=provider,
-        validate=param.provider.validate,
-    )
-    adapter = adapt(edge) if adapt is not None else None
-    return Binding(parameter.name, "resolved", positional, edge=edge, adapter=adapter)
+    match param:
+        case ArgumentParam():
+            return ArgumentBinding(parameter.name, positional, parameter.name)
+        case ContextParam():
+            return ContextBinding(parameter.name, positional, param.context_type, param.optional)
+        case ResolvedParam():
+            edge = Edge(
+                consumer=consumer.info.name,
+                consumer_key=consumer_key,
+                parameter=parameter.name,
+                annotation=param.annotation,
+                metadata=param.metadata,
+                provider=steps[identity_of(param.provider.fn)],  # providers come first in run order
+                validate=param.provider.validate,
+            )
+            return ResolvedBinding(
+                parameter.name, positional, edge, adapt(edge) if adapt is not None else None
+            )
 
 
 _CODE_CACHE: dict[str, CodeType] = {}
@@ -150,6 +205,29 @@ def _compiled(source: str) -> CodeType:
             del _CODE_CACHE[next(iter(_CODE_CACHE))]
         code = _CODE_CACHE[source] = compile(source, "<mcpdi plan>", "exec")
     return code
+
+
+def _register_source(plan_name: str, source: str) -> str:
+    """A file name of the plan's own, with its source in `linecache`: tracebacks, pdb and
+    profilers show the generated lines under the plan's name. Plans of one name and one
+    source share the entry; another source under a taken name gets a numbered one."""
+    lines = source.splitlines(keepends=True)
+    for number in range(1, len(linecache.cache) + 2):  # one more than could be taken
+        filename = f"<mcpdi plan {plan_name}>" if number == 1 else f"<mcpdi plan {plan_name} #{number}>"
+        entry = linecache.cache.get(filename)
+        if entry is None or (len(entry) == 4 and entry[2] == lines):
+            # mtime None: `linecache.checkcache` keeps the entry, as for sources without a file.
+            linecache.cache[filename] = (len(source), None, lines, filename)
+            return filename
+    msg = "unreachable: a free file name exists"
+    raise AssertionError(msg)
+
+
+def _named(run: Any, plan_name: str, filename: str) -> Any:
+    """The generated `run`, its code renamed after the plan (the shared code object stays as is)."""
+    run.__code__ = run.__code__.replace(co_filename=filename, co_name=plan_name, co_qualname=plan_name)
+    run.__name__ = run.__qualname__ = plan_name
+    return run
 
 
 def _build(
@@ -175,6 +253,8 @@ def _build(
         "_STEPS": steps,
         "_missing_argument": missing_argument,
         "_missing_context": missing_context,
+        "_AppScope": AppScope,
+        "_app_value": app_value,
     }
     inline = bool(root_inline) and not root.info.is_async
     names = Names(namespace)
@@ -188,7 +268,7 @@ def _build(
         names=names,
     )
     exec(_compiled(source), namespace)
-    run = namespace["run"]
+    run = _named(namespace["run"], plan_name, _register_source(plan_name, source))
     plan = Plan(
         name=plan_name,
         fn=root.info.fn,
@@ -196,8 +276,8 @@ def _build(
         inline=inline,
         location=root.info.location,
         arguments=arguments,
-        context_params=tuple(b for b in root_bindings if b.source == "context"),
-        resolved_params=tuple(b for b in root_bindings if b.source == "resolved"),
+        context_params=tuple(b for b in root_bindings if isinstance(b, ContextBinding)),
+        resolved_params=tuple(b for b in root_bindings if isinstance(b, ResolvedBinding)),
         bindings=root_bindings,
         steps=steps,
         # exec() hands back untyped objects; the generated functions match RunFunction by construction.

@@ -38,6 +38,15 @@ class ResolverError(Exception):
         self.parameter = parameter
 
 
+class CleanupError(ResolverError):
+    """The code after a cleanup resolver's `yield` (or its `__exit__`) raised in a round that had
+    otherwise succeeded. The first failure is `__cause__`; `errors` holds every failure."""
+
+    def __init__(self, message: str, *, step: Step, parameter: str, errors: tuple[Exception, ...]) -> None:
+        super().__init__(message, step=step, parameter=parameter)
+        self.errors = errors
+
+
 class MissingArgument(KeyError):
     """A call lacked a value the plan needs: a call argument by name, or a context value by type."""
 
@@ -56,3 +65,7 @@ class UnansweredQuestion(Exception):
     def __init__(self, message: str, *, questions: tuple[Any, ...]) -> None:
         super().__init__(message)
         self.questions = questions
+
+
+for _public in (InvalidSignature, ResolverError, CleanupError, MissingArgument, UnansweredQuestion):
+    _public.__module__ = "mcpdi.engine"  # tracebacks name the public import path

@@ -1,14 +1,41 @@
-"""The generic interpreter: finishes a round after the first question, and the run-time helpers."""
+"""The reference interpreter: finishes a round after the first question, and the run-time helpers.
+
+The generated code (`_codegen.py`) is a faster copy of this loop for the path on which nobody
+asks; both must agree on values and on exceptions (`tests/engine/test_engine_properties.py`):
+
+- a resolver's exception becomes `ResolverError(step=...)`, chained to the original;
+- an adapter's exception passes unchanged: adapters are applied outside the resolver's `try`;
+- a step whose `may_ask` is False is never checked for a question: its value is injected as is.
+
+The interpreter alone also runs what the generated code hands over whole (cleanup,
+call-scoped and concurrent resolvers), and it decides what answers do: an answer is shaped
+for each consumer as soon as it arrives, so a refusing adapter ends the round before any
+other resolver runs or question is put; an answer counts for the same question asked by
+another step; deferred steps run only in a round without pending questions.
+"""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
+from mcpdi.engine._callables import identity_of
+from mcpdi.engine._cleanup import Entered, RoundOutcome, close, close_shielded, enter
 from mcpdi.engine._errors import MissingArgument, ResolverError
-from mcpdi.engine._plan import AskCallback, Binding, Plan, Step
-from mcpdi.engine._question import Answer, Asked, NeedsInput, Question, digest_of
+from mcpdi.engine._plan import (
+    ArgumentBinding,
+    AskCallback,
+    Binding,
+    ContextBinding,
+    Plan,
+    ResolvedBinding,
+    Step,
+)
+from mcpdi.engine._question import KEPT, Answer, Asked, NeedsInput, Question, digest_of
+from mcpdi.engine._scopes import AppScope
+from mcpdi.engine._together import batch_from, run_together
 
 
 class Unset:
@@ -58,60 +85,88 @@ def missing_context(plan_name: str, context_type: type) -> MissingArgument:
     return MissingArgument(msg, name=context_type)
 
 
-def read_arguments(plan: Plan, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    for argument in plan.arguments:
-        if argument.name in arguments:
-            values[argument.name] = arguments[argument.name]
-        elif argument.required:
-            raise missing_argument(plan.name, argument.name)
-        else:
-            values[argument.name] = argument.default
-    return values
+def consumers_of(plan: Plan, index: int) -> list[ResolvedBinding]:
+    """The bindings fed by step `index`, in the order their consumers run (the root last)."""
+    later = (b for s in plan.steps[index + 1 :] for b in s.bindings)
+    return [
+        b
+        for b in (*later, *plan.bindings)
+        if isinstance(b, ResolvedBinding) and b.edge.provider.index == index
+    ]
 
 
 class _Round:
-    """The values of one round so far, and which of them came from answered questions."""
+    """The values of one round so far; an answered question's consumers get adapted values.
+
+    The generated prologue has already checked the arguments and the context, so the round
+    reads them without checking again.
+    """
 
     def __init__(
-        self, plan: Plan, arguments: Mapping[str, Any], context: Mapping[type, Any], values: list[Any]
-    ):
+        self,
+        plan: Plan,
+        arguments: Mapping[str, Any],
+        context: Mapping[type, Any],
+        values: list[Any],
+    ) -> None:
         self.plan = plan
-        self.arguments = read_arguments(plan, arguments)
+        self.arguments = arguments
         self.context = context
         self.values = values
-        self.answered = [False] * len(values)
+        self.defaults = {a.name: a.default for a in plan.arguments if not a.required}
+        self.delivered: dict[int, Any] = {}  # id(binding) -> the answered value, adapted for it
+        self.entered: list[Entered] = []  # cleanup resolvers to close when the round ends
+        self.kept: dict[str, Any] = {}  # call-scoped values by step key, for the next round
 
     def value_of(self, binding: Binding) -> Any:
-        if binding.source == "argument":
-            return self.arguments[binding.argument]
-        if binding.source == "context":
-            assert binding.context_type is not None
-            if binding.optional:
-                return self.context.get(binding.context_type)
-            if binding.context_type not in self.context:
-                raise missing_context(self.plan.name, binding.context_type)
-            return self.context[binding.context_type]
-        assert binding.edge is not None
-        index = binding.edge.provider.index
-        value = self.values[index]
-        adapter = binding.adapter
-        if adapter is not None:
-            adapt = adapter.answered if self.answered[index] else adapter.plain
-            if adapt is not None:
-                value = adapt(value)
-        return value
+        match binding:
+            case ArgumentBinding():
+                name = binding.argument
+                if name in self.defaults:
+                    return self.arguments.get(name, self.defaults[name])
+                return self.arguments[name]
+            case ContextBinding():
+                if binding.optional:
+                    return self.context.get(binding.context_type)
+                return self.context[binding.context_type]
+            case ResolvedBinding():
+                delivered = self.delivered.get(id(binding), UNSET)
+                if delivered is not UNSET:
+                    return delivered
+                value = self.values[binding.edge.provider.index]
+                adapter = binding.adapter
+                if adapter is not None and adapter.plain is not None:
+                    return adapter.plain(value)
+                return value
 
-    async def call(
-        self, fn: Callable[..., Any], bindings: tuple[Binding, ...], is_async: bool, inline: bool
-    ) -> Any:
+    def answered(self, index: int, value: Any) -> None:
+        """Record an answered question's value and shape it for each consumer now.
+
+        An adapter may refuse the answer (a declined confirmation); applying it at once ends the
+        round before any other resolver runs or any other question is put.
+        """
+        self.values[index] = value
+        for binding in consumers_of(self.plan, index):
+            adapter = binding.adapter
+            if adapter is not None and adapter.answered is not None:
+                self.delivered[id(binding)] = adapter.answered(value)
+            else:
+                self.delivered[id(binding)] = value
+
+    def arguments_of(self, bindings: tuple[Binding, ...]) -> tuple[list[Any], dict[str, Any]]:
         args = [self.value_of(b) for b in bindings if b.positional]
         kwargs = {b.parameter: self.value_of(b) for b in bindings if not b.positional}
-        if is_async:
-            return await fn(*args, **kwargs)
-        if inline:
-            return fn(*args, **kwargs)
-        return await offload(functools.partial(fn, *args, **kwargs))
+        return args, kwargs
+
+
+async def _invoke(
+    fn: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], is_async: bool, inline: bool
+) -> Any:
+    if is_async:
+        return await fn(*args, **kwargs)
+    if inline:
+        return fn(*args, **kwargs)
+    return await offload(functools.partial(fn, *args, **kwargs))
 
 
 async def resume(
@@ -124,41 +179,119 @@ async def resume(
     start: int,
     values: list[Any],
 ) -> Any:
-    """Continue the round from `start`, whose value is a question; earlier steps are done.
+    """Continue the round from `start`; earlier steps are done, and `start`'s value is a
+    question (handed over by the generated code) or unset (a round handed over whole).
 
     Answered questions feed their consumers; pending ones block only their dependents, so
-    every question that can be asked this round is collected.
+    every question that can be asked this round is collected. Deferred steps (they cannot ask,
+    and only the root and other deferred steps use them) run only when nothing is pending.
+    Cleanup resolvers entered this round are closed when it ends, however it ends.
     """
     state = _Round(plan, arguments, context, values)
+    try:
+        result = await _finish(state, collect, answers, ask, start)
+    except Exception as error:
+        if state.entered:
+            await close(state.entered, error, RoundOutcome.COMPLETED)
+        raise
+    except BaseException as error:  # cancelled: clean up all the same, shielded
+        if state.entered:
+            await close_shielded(state.entered, error)
+        raise
+    if state.entered:
+        await close(
+            state.entered,
+            None,
+            RoundOutcome.SUSPENDED if isinstance(result, NeedsInput) else RoundOutcome.COMPLETED,
+        )
+    return result
+
+
+async def _finish(
+    state: _Round, collect: bool, answers: Mapping[str, Answer] | None, ask: AskCallback | None, start: int
+) -> Any:
+    plan, values = state.plan, state.values
     pending: list[Asked] = []
     blocked: set[int] = set()
+    # An identical question is put once per call: an answer given to another step counts too.
+    by_digest = {a.digest: a for a in answers.values()} if answers else {}
+    ready: dict[int, Any] = {}  # values of concurrent steps that ran together with an earlier one
     for step in plan.steps[start:]:
-        if step.index != start:
+        index = step.index
+        if step.deferred and pending:
+            break  # the rest waits for a round in which nothing is pending
+        value = values[index]
+        if value is UNSET:
             if any(edge.provider.index in blocked for edge in step.edges):
-                blocked.add(step.index)
+                blocked.add(index)
                 continue
-            try:
-                value = await state.call(step.fn, step.bindings, step.is_async, step.inline)
-            except Exception as error:
-                raise resolver_error(step, error) from error
-        else:
-            value = values[start]
-        if isinstance(value, Question):
-            digest = digest_of(value)
-            asked = Asked(step.key, value, digest, step)
-            answer = answers.get(step.key) if answers else None
-            if answer is not None and answer.digest == digest:
-                value = value.resolve_answer(answer.payload)
-            elif ask is not None:
-                value = value.resolve_answer(await ask(asked))
+            if step.scope == "call":
+                kept = answers.get(step.key) if answers else None
+                if kept is not None and kept.digest == KEPT:
+                    values[index] = state.kept[step.key] = kept.payload
+                    continue
+            if index in ready:
+                value = ready.pop(index)
+            elif step.concurrent and len(batch := batch_from(plan, index, values, blocked, UNSET)) > 1:
+                ready = await run_together(batch, state.arguments_of, resolver_error)
+                value = ready.pop(index)
             else:
-                pending.append(asked)
-                blocked.add(step.index)
+                args, kwargs = state.arguments_of(step.bindings)  # adapters: outside the try
+                try:
+                    if step.scope == "app":
+                        value = await app_value(state.context[AppScope], step, args, kwargs)
+                    else:
+                        value, entered = await _compute(step, args, kwargs)
+                        if entered is not None:
+                            state.entered.append(entered)
+                except Exception as error:
+                    raise resolver_error(step, error) from error
+            values[index] = value
+            if step.scope == "call":
+                state.kept[step.key] = value
+            if not step.may_ask or not isinstance(value, Question):
                 continue
-            state.answered[step.index] = True
-        values[step.index] = value
+        question: Question = value
+        digest = digest_of(question)
+        asked = Asked(step.key, question, digest, step)
+        answer = answers.get(step.key) if answers else None
+        if answer is None or answer.digest != digest:
+            answer = by_digest.get(digest)
+        if answer is None and ask is not None:
+            answer = by_digest[digest] = Answer(digest, await ask(asked))
+        if answer is not None:
+            state.answered(index, question.resolve_answer(answer.payload))
+        else:
+            pending.append(asked)
+            blocked.add(index)
     if pending:
-        return NeedsInput(tuple(pending))
+        return NeedsInput(tuple(pending), MappingProxyType(state.kept))
     if collect:
         return {b.parameter: state.value_of(b) for b in plan.bindings}
-    return await state.call(plan.fn, plan.bindings, plan.is_async, plan.inline)
+    args, kwargs = state.arguments_of(plan.bindings)
+    return await _invoke(plan.fn, args, kwargs, plan.is_async, plan.inline)
+
+
+async def _compute(step: Step, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, Entered | None]:
+    if step.cleanup is not None:
+        return await enter(step, args, kwargs, _run_sync if step.inline else offload)
+    return await _invoke(step.fn, args, kwargs, step.is_async, step.inline), None
+
+
+async def app_value(scope: AppScope, step: Step, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """An app-scoped step's value: from the scope, or computed once (concurrent calls wait)."""
+    key = identity_of(step.fn)
+    value = scope.values.get(key, UNSET)
+    if value is not UNSET:
+        return value
+    async with scope.lock_for(key):
+        value = scope.values.get(key, UNSET)
+        if value is UNSET:
+            value, entered = await _compute(step, args, kwargs)
+            scope.keep(key, step.fn, value, entered)
+    return value
+
+
+async def _run_sync(fn: Callable[..., Any], *args: Any) -> Any:
+    """An inline cleanup resolver's blocking parts run on the event-loop thread."""
+    return fn(*args)

@@ -6,12 +6,14 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 from mcpdi.engine._errors import UnansweredQuestion
 from mcpdi.engine._question import Answer, Asked, NeedsInput
 
-Source = Literal["argument", "context", "resolved"]
+# How a cleanup resolver gives its value and cleans up: a (async) generator function, or a
+# factory of (async) context managers (`@contextmanager`, `@asynccontextmanager`).
+Cleanup = Literal["generator", "async_generator", "context_manager", "async_context_manager"]
 AskCallback = Callable[[Asked], Awaitable[Any]]
 EMPTY_CONTEXT: Mapping[type, Any] = MappingProxyType({})
 EMPTY_HINTS: Mapping[str, Any] = MappingProxyType({})
@@ -69,17 +71,39 @@ class Edge:
 
 
 @dataclass(frozen=True, slots=True)
-class Binding:
-    """How one parameter of a resolver or of the root gets its value."""
+class ArgumentBinding:
+    """A parameter filled from a call argument."""
 
     parameter: str
-    source: Source
     positional: bool  # passed by position (positional-only and positional-or-keyword parameters)
-    argument: str = ""  # source == "argument": the call argument's name
-    context_type: type | None = None  # source == "context": the declared context type
-    optional: bool = False  # source == "context": None when the context lacks it
-    edge: Edge | None = None  # source == "resolved"
-    adapter: Adapter | None = None  # source == "resolved": from the host's adapt hook
+    argument: str  # the call argument's name
+    source: ClassVar[Literal["argument"]] = "argument"
+
+
+@dataclass(frozen=True, slots=True)
+class ContextBinding:
+    """A parameter filled from the context mapping, by its declared type."""
+
+    parameter: str
+    positional: bool
+    context_type: type
+    optional: bool  # None when the context lacks it
+    source: ClassVar[Literal["context"]] = "context"
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedBinding:
+    """A parameter filled by a resolver, through the host's adapter for this edge (if any)."""
+
+    parameter: str
+    positional: bool
+    edge: Edge
+    adapter: Adapter | None
+    source: ClassVar[Literal["resolved"]] = "resolved"
+
+
+Binding = ArgumentBinding | ContextBinding | ResolvedBinding
+"""How one parameter of a resolver or of the root gets its value: match on the class."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,10 +124,16 @@ class Step:
     # The type hints as compile read them, and what the step gives: its return hint, or a class.
     hints: Mapping[str, Any] = field(default_factory=lambda: EMPTY_HINTS, repr=False, compare=False)
     returns: Any = field(default=Any, repr=False, compare=False)
+    # Cannot ask and no step that may ask depends on it: runs only in a round without pending
+    # questions (after every step that may ask), so a refused question prevents its effects.
+    deferred: bool = False
+    cleanup: Cleanup | None = None  # a cleanup resolver: runs in the interpreter, never asks
+    scope: Literal["round", "call", "app"] = "round"  # see `Resolve`; "app" values never ask
+    concurrent: bool = False  # async, and runs together with the independent concurrent steps next to it
 
     @property
     def edges(self) -> tuple[Edge, ...]:
-        return tuple(b.edge for b in self.bindings if b.edge is not None)
+        return tuple(b.edge for b in self.bindings if isinstance(b, ResolvedBinding))
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +151,8 @@ class Plan:
     inline: bool
     location: str
     arguments: tuple[Argument, ...]
-    context_params: tuple[Binding, ...]
-    resolved_params: tuple[Binding, ...]
+    context_params: tuple[ContextBinding, ...]
+    resolved_params: tuple[ResolvedBinding, ...]
     bindings: tuple[Binding, ...]
     steps: tuple[Step, ...]
     run: RunFunction = field(repr=False, compare=False)

@@ -6,7 +6,8 @@ import base64
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -40,12 +41,23 @@ def digest_of(question: Question) -> str:
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")[:22]
 
 
+KEPT = "kept"  # the digest of a kept value: never a real digest, which has 22 characters
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A caller's answer to the question with this digest (the step's key is the mapping key)."""
+    """A caller's answer to the question with this digest (the step's key is the mapping key).
+
+    `Answer.kept(value)` hands back the value of a call-scoped step from an earlier round
+    (`NeedsInput.kept`), so that the step does not run again.
+    """
 
     digest: str
     payload: Any
+
+    @classmethod
+    def kept(cls, value: Any) -> Answer:
+        return cls(KEPT, value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +72,11 @@ class Asked:
 
 @dataclass(frozen=True, slots=True)
 class NeedsInput:
-    """A run stopped before the root: these questions need answers (send them as `answers`)."""
+    """A run stopped before the root: these questions need answers (send them as `answers`).
+
+    `kept` holds the values of call-scoped steps by step key: hand each back next round as
+    `answers[key] = Answer.kept(value)`, and the step does not run again.
+    """
 
     questions: tuple[Asked, ...]
+    kept: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))

@@ -21,6 +21,7 @@ from mcpdi.engine import (
     NeedsInput,
     Question,
     Resolve,
+    ResolverError,
     compile_plan,
 )
 
@@ -174,3 +175,101 @@ def test_a_round_finished_after_a_question_computes_what_the_straight_path_compu
     answers = {a.key: Answer(a.digest, 1) for a in pending.questions}
     assert anyio.run(plan.resolve, {"ask": True}, EMPTY, answers) == straight
     assert anyio.run(plan.resolve, {"ask": True}, EMPTY, None, answer_one) == straight
+
+
+class Carry(Question):
+    """Asks, and whatever the answer says, resolves to the value the step would have returned."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def render(self) -> Mapping[str, Any]:
+        return {"carry": self.value}
+
+    def resolve_answer(self, payload: Any) -> Any:
+        return self.value
+
+
+class Boom(Exception):
+    pass
+
+
+class AdapterBoom(Exception):
+    pass
+
+
+Failure = tuple[str, int] | tuple[str, tuple[int, int]] | None  # ("resolver", i) / ("adapter", edge)
+
+
+@st.composite
+def failing_graphs(draw: st.DrawFn) -> tuple[Dag, int, Failure, list[bool]]:
+    size, providers, is_async = draw(dags())
+    asker = draw(st.integers(min_value=0, max_value=size - 1))
+    edges = [(i, j) for i in range(size) for j in providers[i]]
+    failures: list[Failure] = [None, *(("resolver", i) for i in range(size))]
+    failures += [("adapter", edge) for edge in edges]
+    failure = draw(st.sampled_from(failures))
+    keyword = draw(st.lists(st.booleans(), min_size=size, max_size=size))
+    return (size, providers, is_async), asker, failure, keyword
+
+
+def outcome(run: Any, *args: Any) -> tuple[str, Any]:
+    """What a round gave: a value, a ResolverError (step name, cause type), another exception, NeedsInput."""
+    try:
+        value = anyio.run(run, *args)
+    except ResolverError as error:
+        return "resolver", (error.step.name, type(error.__cause__))
+    except Exception as error:
+        return "raised", type(error)
+    return ("needs", value) if isinstance(value, NeedsInput) else ("value", value)
+
+
+@settings(max_examples=120, deadline=None)
+@given(failing_graphs())
+def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptions_as_the_straight_path(
+    case: tuple[Dag, int, Failure, list[bool]],
+) -> None:
+    (size, providers, is_async), asker, failure, keyword = case
+    namespace: dict[str, Any] = {"Annotated": Annotated, "Resolve": Resolve, "Carry": Carry, "Boom": Boom}
+    lines: list[str] = []
+    for i in range(size):
+        params = [f"p{j}: 'Annotated[int, Resolve(f{j}, inline=True)]'" for j in providers[i]]
+        if keyword[i] and params:
+            params = ["*", *params]
+        lines.append(f"{'async def' if is_async[i] else 'def'} f{i}({', '.join(['ask: bool', *params])}):")
+        if failure == ("resolver", i):
+            lines.append(f"    raise Boom({i})")
+        total = " + ".join([str(i), *(f"p{j}" for j in providers[i])])
+        if i == asker:
+            lines.append(f"    return Carry({total}) if ask else {total}")
+        else:
+            lines.append(f"    return {total}")
+    params = ", ".join(f"p{i}: 'Annotated[int, Resolve(f{i}, inline=True)]'" for i in range(size))
+    lines += [f"async def root(ask: bool, {params}):", "    return 0"]
+    exec("\n".join(lines), namespace)
+
+    def adapt(edge: Edge) -> Adapter | None:
+        if edge.consumer == "root":
+            return None
+        pair = (int(edge.consumer.removeprefix("f")), int(edge.provider.name.removeprefix("f")))
+        if failure == ("adapter", pair):
+
+            def fail(value: Any) -> Any:
+                raise AdapterBoom(value)
+
+            return Adapter(plain=fail, answered=fail)
+        return Adapter(plain=lambda v: v + 1000, answered=lambda v: v + 1000)
+
+    plan = compile_plan(namespace["root"], adapt=adapt)
+    straight = outcome(plan.resolve, {"ask": False})
+    if straight[0] == "value":
+        straight = ("value", straight[1] | {"ask": True})
+    assert outcome(plan.resolve, {"ask": True}, EMPTY, None, answer_one) == straight
+    first = outcome(plan.resolve, {"ask": True})
+    if first[0] == "needs":
+        answers = {a.key: Answer(a.digest, None) for a in first[1].questions}
+        assert outcome(plan.resolve, {"ask": True}, EMPTY, answers) == straight
+    else:
+        assert first == straight

@@ -70,3 +70,37 @@ async def test_every_resolver_that_may_ask_gets_its_question_asked(resolver: Any
 
     plan = compile_plan(tool, root_inline=True)
     assert isinstance(await plan.run({"title": "Dune"}), NeedsInput)
+
+
+def lies(title: str) -> Stock:
+    return Ask()  # type: ignore[return-value]  # a type checker rejects this; the engine trusts the annotation
+
+
+def asks_first(title: str) -> Any:
+    return Ask()
+
+
+async def test_a_resolver_annotated_with_a_plain_class_is_injected_as_is_on_both_paths() -> None:
+    def tool(
+        title: str,
+        first: Annotated[Any, Resolve(asks_first, inline=True)],
+        value: Annotated[Any, Resolve(lies, inline=True)],
+    ) -> Any:
+        return value
+
+    plan = compile_plan(tool, root_inline=True)
+    assert [step.name for step in plan.steps] == ["asks_first", "lies"]
+    only_lies = compile_plan(checks_tool(lies), root_inline=True)
+    assert isinstance(await only_lies.run({"title": "Dune"}), Ask)
+
+    async def answer(asked: Any) -> Any:
+        return "ok"
+
+    assert isinstance(await plan.run({"title": "Dune"}, ask=answer), Ask)
+
+
+def checks_tool(resolver: Any) -> Any:
+    def tool(title: str, value: Annotated[Any, Resolve(resolver, inline=True)]) -> Any:
+        return value
+
+    return tool

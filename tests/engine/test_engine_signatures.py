@@ -254,22 +254,22 @@ async def async_managed() -> AsyncGenerator[int]:
     yield 1
 
 
-def test_cleanup_resolvers_are_rejected_as_not_supported_yet() -> None:
-    texts: list[str] = []
-    for resolver in (session, async_session, managed, async_managed):
+def test_cleanup_resolvers_compile_with_their_kind_and_never_ask() -> None:
+    async def tool(
+        a: Annotated[int, Resolve(session)],
+        b: Annotated[int, Resolve(async_session)],
+        c: Annotated[int, Resolve(managed)],
+        d: Annotated[int, Resolve(async_managed)],
+    ) -> int:
+        return a + b + c + d
 
-        async def tool(v: Annotated[int, Resolve(resolver)]) -> int:
-            return v
-
-        texts.append(text_of(refusal(tool, localns={"resolver": resolver})))
-    assert texts == snapshot(
-        [
-            "Resolver 'session' (tests/engine/test_engine_signatures.py:N) is a generator function; cleanup resolvers (yield, @contextmanager, @asynccontextmanager) are not supported yet. Return the value from a plain or async function instead, and release it where it is used.",
-            "Resolver 'async_session' (tests/engine/test_engine_signatures.py:N) is an async generator function; cleanup resolvers (yield, @contextmanager, @asynccontextmanager) are not supported yet. Return the value from a plain or async function instead, and release it where it is used.",
-            "Resolver 'managed' (tests/engine/test_engine_signatures.py:N) is a @contextmanager factory; cleanup resolvers (yield, @contextmanager, @asynccontextmanager) are not supported yet. Return the value from a plain or async function instead, and release it where it is used.",
-            "Resolver 'async_managed' (tests/engine/test_engine_signatures.py:N) is an @asynccontextmanager factory; cleanup resolvers (yield, @contextmanager, @asynccontextmanager) are not supported yet. Return the value from a plain or async function instead, and release it where it is used.",
-        ]
-    )
+    plan = compile_plan(tool, localns=globals())
+    assert [(s.name, s.cleanup, s.may_ask) for s in plan.steps] == [
+        ("session", "generator", False),
+        ("async_session", "async_generator", False),
+        ("managed", "context_manager", False),
+        ("async_managed", "async_context_manager", False),
+    ]
 
 
 def flexible() -> int:

@@ -30,6 +30,9 @@ def test_the_example_prints_a_transcript_with_a_question_answered_in_a_second_ro
     assert question["question"] == {"kind": "confirm", "message": "Emma is out of stock. Order it anyway?"}
     assert responses[2]["result"]["value"] == {"title": "Emma", "ordered": 1, "backorder": True}
     assert responses[3]["error"] == {"code": -32000, "message": "stock_of failed: unknown title 'Ulysses'"}
+    lifecycle = [line for line in out.stdout.splitlines() if line.startswith("-- ")]
+    assert lifecycle == ["-- catalogue opened", "-- catalogue closed"], "opened once, closed at shutdown"
+    assert out.stdout.splitlines()[-1] == "-- catalogue closed"
 
 
 @pytest.mark.anyio

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, assert_type
+from typing import Annotated, Any, Literal, assert_never, assert_type
 
 from mcpdi.engine import (
     Answer,
+    AppScope,
+    ArgumentBinding,
     Asked,
+    Binding,
+    CleanupError,
+    ContextBinding,
     InvalidSignature,
     NeedsInput,
     Plan,
     Resolve,
+    ResolvedBinding,
     ResolverError,
+    RoundOutcome,
     Step,
     compile_plan,
     digest_of,
@@ -45,3 +52,39 @@ async def first_round() -> None:
 
 def errors(error: InvalidSignature | ResolverError) -> BaseException:
     return error
+
+
+def describe(binding: Binding) -> str:
+    """A binding is one of three classes: a match over them is exhaustive."""
+    match binding:
+        case ArgumentBinding():
+            return binding.argument
+        case ContextBinding():
+            return binding.context_type.__name__
+        case ResolvedBinding():
+            return binding.edge.provider.name
+        case _:
+            assert_never(binding)
+
+
+assert_type(plan.resolved_params[0].edge.provider, Step)
+assert_type(Resolve(check_stock, scope="app").scope, Literal["round", "call", "app"])
+
+
+async def app_scoped() -> None:
+    scope = AppScope()
+    assert_type(await plan.run({"title": "Dune"}, {AppScope: scope}), Any)
+    await scope.aclose()
+
+
+def outcome_of(outcome: RoundOutcome) -> str:
+    match outcome:
+        case RoundOutcome.COMPLETED:
+            return "completed"
+        case RoundOutcome.SUSPENDED:
+            return "suspended"
+
+
+def cleanup_errors(error: CleanupError) -> tuple[Exception, ...]:
+    assert_type(error.step, Step)
+    return error.errors
