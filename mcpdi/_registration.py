@@ -26,8 +26,15 @@ def published_name(fn: Callable[..., Any], name: str | None, decorator: str) -> 
     return name or fn_name
 
 
-def compile_mcp_plan(fn: Callable[..., Any], name: str, localns: Mapping[str, Any] | None) -> Plan:
+def compile_mcp_plan(
+    fn: Callable[..., Any],
+    name: str,
+    localns: Mapping[str, Any] | None,
+    substitutes: Mapping[Callable[..., Any], Callable[..., Any]] | None = None,
+) -> Plan:
     """`compile_plan` with `Context` injected and MCP's edges, then the resolvers' questions checked."""
-    plan = compile_plan(fn, context_types=(Context,), adapt=adapt_edge, localns=localns, name=name)
+    plan = compile_plan(
+        fn, context_types=(Context,), adapt=adapt_edge, localns=localns, name=name, substitutes=substitutes
+    )
     check_questions(plan, localns)
     return plan

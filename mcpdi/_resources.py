@@ -6,7 +6,7 @@ import base64
 import inspect
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic_core
@@ -46,6 +46,7 @@ class RegisteredResource:
     pattern: re.Pattern[str] | None  # None for a fixed URI
     mime_type: str | None
     wire: Resource | ResourceTemplate
+    localns: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)  # for overrides
 
     def match(self, uri: str) -> dict[str, str] | None:
         if self.pattern is None:
@@ -109,7 +110,7 @@ def compile_resource(
             uri=uri, name=resource_name, title=title, description=doc, mime_type=mime_type, icons=icons
         )
         pattern = None
-    return RegisteredResource(uri, plan, model, pattern, mime_type, wire)
+    return RegisteredResource(uri, plan, model, pattern, mime_type, wire, localns)
 
 
 def _contents(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import AsyncGenerator, Callable, Mapping
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mcp_types import (
@@ -29,6 +29,7 @@ from mcp_types import (
 from typing_extensions import TypeVar as DefaultTypeVar
 
 from mcpdi._context import Context
+from mcpdi._overrides import ResolverOverrides
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
@@ -55,6 +56,30 @@ EntryT = TypeVar("EntryT")
 def _caller_namespace(depth: int) -> Mapping[str, Any]:
     """The locals of the frame that registers a function: where its local resolvers live."""
     return dict(sys._getframe(depth + 1).f_locals)  # pyright: ignore[reportPrivateUsage]
+
+
+def _answers_script(
+    tool: RegisteredTool | None,
+    name: str,
+    answers: Mapping[Any, Any] | Callable[[str, Mapping[str, Any] | None], Any] | None,
+) -> Callable[[str | None, str, Mapping[str, Any] | None], Any]:
+    """`call_tool`'s answers as an in-memory client script, looked up by key, resolver or method."""
+    fns = {step.key: step.fn for step in tool.plan.steps} if tool is not None else {}
+
+    def script(key: str | None, method: str, params: Mapping[str, Any] | None) -> Any:
+        if answers is None:
+            msg = f"tool {name!r} asked {method!r}; pass answers=... to call_tool"
+            raise LookupError(msg)
+        if callable(answers):
+            return answers(method, params)
+        for candidate in (key, fns.get(key or ""), method):
+            if candidate is not None and candidate in answers:
+                answer = answers[candidate]
+                return answer(params) if callable(answer) else answer
+        msg = f"no answer for {method!r} (key {key!r}) in answers={answers!r}"
+        raise LookupError(msg)
+
+    return script
 
 
 def _registered(registry: Mapping[str, EntryT], kind: str, name: str) -> EntryT:
@@ -114,6 +139,7 @@ class MCPServer(Generic[LifespanT]):
             on_get_prompt=self._get_prompt,
         )
         self._server.get_tool_header_params = self.tool_header_params
+        self._overrides = ResolverOverrides(self.name, (self._tools, self._prompts, self._resources))
 
     # -- what transports use ------------------------------------------------------------
 
@@ -306,38 +332,51 @@ class MCPServer(Generic[LifespanT]):
         (`"elicitation/create"`, `"sampling/createMessage"`, `"roots/list"`) to the client's
         answer (a dict, a wire model, or a callable of the request params); or it is one
         callable `(method, params) -> answer`. A protocol error raises `MCPError`.
+
+        The lifespan is entered on the first call and stays open for the next ones; leave it
+        with `async with mcp: ...` around the calls, or `await mcp.aclose()`.
         """
-        from mcpdi.testing._memory import ALL_CAPABILITIES, InMemoryClient  # test-time only
+        from mcpdi.testing._memory import ALL_CAPABILITIES  # test-time only
+        from mcpdi.testing._session import session_of
 
-        tool = self._tools.get(name)
-        fns = {step.key: step.fn for step in tool.plan.steps} if tool is not None else {}
-
-        def script(key: str | None, method: str, params: Mapping[str, Any] | None) -> Any:
-            if answers is None:
-                msg = f"tool {name!r} asked {method!r}; pass answers=... to call_tool"
-                raise LookupError(msg)
-            if callable(answers):
-                return answers(method, params)
-            for candidate in (key, fns.get(key or ""), method):
-                if candidate is not None and candidate in answers:
-                    answer = answers[candidate]
-                    return answer(params) if callable(answer) else answer
-            msg = f"no answer for {method!r} (key {key!r}) in answers={answers!r}"
-            raise LookupError(msg)
-
-        async with self.running() as runner:
-            client = InMemoryClient(
-                runner,
-                protocol_version=protocol_version,
-                capabilities=ALL_CAPABILITIES if capabilities is None else capabilities,
-                script=script,
-                headers=headers,
-            )
-            exchange = await client.call_tool(name, arguments or {})
+        script = _answers_script(self._tools.get(name), name, answers)
+        client = await session_of(self).client(
+            protocol_version=protocol_version,
+            capabilities=ALL_CAPABILITIES if capabilities is None else capabilities,
+            script=script,
+            headers=headers,
+        )
+        exchange = await client.call_tool(name, arguments or {})
         if "error" in exchange.response:
             error = exchange.error
             raise MCPError(error["code"], error["message"], error.get("data"))
         return CallToolResult.model_validate(exchange.result)
+
+    async def __aenter__(self) -> MCPServer[LifespanT]:
+        """Enter the lifespan for in-memory calls (`call_tool`) now; it is left on exit."""
+        from mcpdi.testing._session import session_of
+
+        await session_of(self).runner()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Leave the lifespan that in-memory calls entered (a no-op when none is open)."""
+        from mcpdi.testing._session import session_of
+
+        await session_of(self).aclose()
+
+    def override(
+        self, resolver: Callable[..., Any], replacement: Callable[..., Any]
+    ) -> AbstractContextManager[None]:
+        """Run `replacement` wherever `resolver` fills a parameter, until the `with` block ends.
+
+        Every affected tool, prompt and resource is compiled anew on entering (a bad
+        replacement raises `InvalidSignature` there) and restored on exit. See `mcpdi.testing`.
+        """
+        return self._overrides.override(resolver, replacement, _caller_namespace(1))
 
     # -- handlers -------------------------------------------------------------------------
 

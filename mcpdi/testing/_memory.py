@@ -8,7 +8,7 @@ answers `inputRequests` and retries with `requestState`, counting the rounds.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -97,17 +97,23 @@ class InMemoryClient:
         script: Script | None = None,
         headers: Mapping[str, str] | None = None,
         client_info: Mapping[str, Any] | None = None,
+        stream: Connection | None = None,
+        ids: Iterator[int] | None = None,
     ) -> None:
+        """`stream` and `ids`: a handshake-era connection this runner already initialized, to
+        share with other clients, and the request ids they draw from."""
         self.runner = runner
         self.protocol_version = protocol_version
         self.capabilities = dict(capabilities)
         self.client_info = dict(client_info or {"name": "in-memory", "version": "0"})
         self.peer = ScriptedPeer(script, headers)
         self.modern = protocol_version >= MODERN
-        self._ids = itertools.count(1)
-        self._stream: Connection | None = None
+        self._ids = ids if ids is not None else itertools.count(1)
+        self._stream: Connection | None = stream
+        self.round = 1  # the round of the request being answered (2026-07-28)
 
-    async def _connection(self) -> Connection:
+    async def connection(self) -> Connection:
+        """The connection of the next request: fresh at 2026-07-28, one initialized stream before."""
         if self.modern:
             return Connection.for_modern_request()
         if self._stream is None:
@@ -137,7 +143,7 @@ class InMemoryClient:
             meta.setdefault(CLIENT_INFO_META_KEY, self.client_info)
             body["_meta"] = meta
         message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": body}
-        answer = await self.runner.handle(message, await self._connection(), self.peer)
+        answer = await self.runner.handle(message, await self.connection(), self.peer)
         assert answer is not None, "a request was not answered"
         return answer
 
@@ -149,6 +155,7 @@ class InMemoryClient:
         asked_before = len(self.peer.requests)
         response = await self.send(method, base)
         exchange = Exchange(response)
+        self.round = 1
         while self.modern and response.get("result", {}).get("resultType") == "input_required":
             if exchange.rounds >= max_rounds:
                 msg = f"still input_required after {max_rounds} rounds"
@@ -156,6 +163,7 @@ class InMemoryClient:
             result: dict[str, Any] = response["result"]
             requests: dict[str, dict[str, Any]] = result.get("inputRequests") or {}
             answers: dict[str, Any] = {}
+            self.round = exchange.rounds
             for key, request in requests.items():
                 asked_method: str = request["method"]
                 asked_params: Mapping[str, Any] | None = request.get("params")
