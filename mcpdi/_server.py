@@ -336,21 +336,18 @@ class MCPServer(Generic[LifespanT]):
         The lifespan is entered on the first call and stays open for the next ones; leave it
         with `async with mcp: ...` around the calls, or `await mcp.aclose()`.
         """
-        from mcpdi.testing._memory import ALL_CAPABILITIES  # test-time only
-        from mcpdi.testing._session import session_of
+        from mcpdi.testing._direct import call_tool_directly  # test-time only
 
-        script = _answers_script(self._tools.get(name), name, answers)
-        client = await session_of(self).client(
+        return await call_tool_directly(
+            self,
+            self._server,
+            name,
+            arguments or {},
+            script=_answers_script(self._tools.get(name), name, answers),
             protocol_version=protocol_version,
-            capabilities=ALL_CAPABILITIES if capabilities is None else capabilities,
-            script=script,
+            capabilities=capabilities,
             headers=headers,
         )
-        exchange = await client.call_tool(name, arguments or {})
-        if "error" in exchange.response:
-            error = exchange.error
-            raise MCPError(error["code"], error["message"], error.get("data"))
-        return CallToolResult.model_validate(exchange.result)
 
     async def __aenter__(self) -> MCPServer[LifespanT]:
         """Enter the lifespan for in-memory calls (`call_tool`) now; it is left on exit."""

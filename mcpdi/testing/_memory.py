@@ -19,7 +19,7 @@ from mcpdi.lowlevel._connection import Connection
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.lowlevel._runner import Runner
 
-__all__ = ("ALL_CAPABILITIES", "Exchange", "InMemoryClient", "Script", "ScriptedPeer")
+__all__ = ("ALL_CAPABILITIES", "Exchange", "InMemoryClient", "Script", "ScriptedPeer", "wire_answer")
 
 MODERN = "2026-07-28"
 ALL_CAPABILITIES: Mapping[str, Any] = {"elicitation": {"form": {}}, "sampling": {"tools": {}}, "roots": {}}
@@ -33,7 +33,8 @@ that error (handshake era).
 """
 
 
-def _wire(answer: Any) -> dict[str, Any]:
+def wire_answer(answer: Any) -> dict[str, Any]:
+    """A scripted answer (a dict or a wire model) as the JSON object the client sends."""
     dump = getattr(answer, "model_dump", None)
     if callable(dump):
         return cast("dict[str, Any]", dump(mode="json", by_alias=True, exclude_none=True))
@@ -57,7 +58,7 @@ class ScriptedPeer:
         if self.script is None:
             msg = f"the in-memory client has no answer for {method!r}; pass a script"
             raise MCPError(-32601, msg)
-        return _wire(self.script(ASKING.get(), method, params))
+        return wire_answer(self.script(ASKING.get(), method, params))
 
 
 @dataclass
@@ -171,7 +172,7 @@ class InMemoryClient:
                 if self.peer.script is None:
                     msg = f"the server asked {asked_method!r} and the client has no script"
                     raise AssertionError(msg)
-                answers[key] = _wire(self.peer.script(key, asked_method, asked_params))
+                answers[key] = wire_answer(self.peer.script(key, asked_method, asked_params))
             retry = {**base, "inputResponses": answers}
             if "requestState" in result:
                 retry["requestState"] = result["requestState"]
