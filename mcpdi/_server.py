@@ -29,11 +29,13 @@ from mcp_types import (
 from typing_extensions import TypeVar as DefaultTypeVar
 
 from mcpdi._context import Context
+from mcpdi._explain import check_max_rounds, explain_tool
 from mcpdi._overrides import ResolverOverrides
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tools import RegisteredTool, call_tool, compile_tool
+from mcpdi.engine import Explanation
 from mcpdi.lowlevel._context import ServerRequestContext
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
 from mcpdi.lowlevel._handover import TransportName
@@ -186,15 +188,22 @@ class MCPServer(Generic[LifespanT]):
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        max_rounds: int | None = None,
     ) -> Callable[[FnT], FnT]:
-        """Register a function as a tool: `@mcp.tool()` (note the parentheses)."""
+        """Register a function as a tool: `@mcp.tool()` (note the parentheses).
+
+        `max_rounds=n` refuses (with `InvalidSignature`) a resolver graph that could ask the
+        client in more than `n` dependent rounds.
+        """
         if callable(name):
             msg = "@mcp.tool is a decorator factory; write @mcp.tool() with parentheses"
             raise TypeError(msg)
         localns = _caller_namespace(1)
 
         def register(fn: FnT) -> FnT:
-            self._add_tool(fn, name, title, description, annotations, icons, meta, structured_output, localns)
+            self._add_tool(
+                fn, name, title, description, annotations, icons, meta, structured_output, localns, max_rounds
+            )
             return fn
 
         return register
@@ -210,10 +219,13 @@ class MCPServer(Generic[LifespanT]):
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        max_rounds: int | None = None,
     ) -> None:
         """Register `fn` as a tool without the decorator."""
         localns = _caller_namespace(1)
-        self._add_tool(fn, name, title, description, annotations, icons, meta, structured_output, localns)
+        self._add_tool(
+            fn, name, title, description, annotations, icons, meta, structured_output, localns, max_rounds
+        )
 
     def _add_tool(
         self,
@@ -226,6 +238,7 @@ class MCPServer(Generic[LifespanT]):
         meta: dict[str, Any] | None,
         structured_output: bool | None,
         localns: Mapping[str, Any],
+        max_rounds: int | None = None,
     ) -> None:
         tool = compile_tool(
             fn,
@@ -238,6 +251,7 @@ class MCPServer(Generic[LifespanT]):
             structured_output=structured_output,
             localns=localns,
         )
+        check_max_rounds(tool, max_rounds, fn)
         if tool.name in self._tools:
             logger.warning("tool %r registered again; the new definition replaces the old one", tool.name)
         self._tools[tool.name] = tool
@@ -311,6 +325,12 @@ class MCPServer(Generic[LifespanT]):
         """The arguments a tool mirrors as `Mcp-Param-*` headers (read at registration); None if unknown."""
         tool = self._tools.get(name)
         return tool.header_params if tool is not None else None
+
+    def explain(self, name: str | None = None) -> tuple[Explanation, ...]:
+        """The resolver graph of tool `name` (KeyError if unknown), or of every tool, explained:
+        who reads what, who may ask what, the client capabilities and worst-case rounds."""
+        tools = list(self._tools.values()) if name is None else [self._tools[name]]
+        return tuple(explain_tool(tool) for tool in tools)
 
     def registered_tool(self, name: str) -> RegisteredTool:
         """A tool as registration compiled it (its plan, schema and output shape)."""

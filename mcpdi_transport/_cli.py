@@ -12,7 +12,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Final
 
-__all__ = ("CommandError", "find_server", "load_module", "main", "render_graph")
+__all__ = ("CommandError", "find_server", "load_module", "main")
 
 _PREFERRED_NAMES: Final = ("mcp", "server", "app")
 
@@ -110,41 +110,27 @@ def find_server(module: ModuleType, path: Path, name: str | None) -> Any:
     raise CommandError(msg)
 
 
-def _describe_binding(binding: Any) -> str:
-    if binding.source == "argument":
-        return f"argument {binding.argument}"
-    if binding.source == "context":
-        kind = binding.context_type
-        return f"context {getattr(kind, '__name__', kind)}"
-    return str(binding.edge.provider.name) if binding.edge is not None else str(binding.source)
-
-
-def render_graph(plan: Any) -> str:
-    """A tool's resolver graph as text: steps in run order, each with where its inputs come from."""
-    lines = [f"tool {plan.name} ({plan.location})"]
-    lines.append("arguments: " + (", ".join(argument.name for argument in plan.arguments) or "-"))
-    for number, step in enumerate(plan.steps, 1):
-        kind = "async" if step.is_async else "sync"
-        lines.append(f"{number}. {step.name} ({step.location}, {kind})")
-        lines.extend(f"     {b.parameter} <- {_describe_binding(b)}" for b in step.bindings)
-    lines.append(f"{plan.name}")
-    lines.extend(f"     {b.parameter} <- {_describe_binding(b)}" for b in plan.bindings)
-    return "\n".join(lines)
-
-
 def _graph(arguments: argparse.Namespace) -> None:
+    from mcpdi.engine import explanation_json, render_mermaid, render_text
+
     path, name = _split_target(arguments.target)
     server = find_server(load_module(path), path, name)
-    lookup = getattr(server, "registered_tool", None)
-    if lookup is None:
+    explain = getattr(server, "explain", None)
+    if explain is None:
         msg = "mcpdi graph needs an MCPServer; a low-level Server has no resolver plans"
         raise CommandError(msg)
     try:
-        tool = lookup(arguments.tool)
+        explanations = explain(arguments.tool)
     except KeyError:
         msg = f"{path} has no tool named {arguments.tool!r}"
         raise CommandError(msg) from None
-    print(render_graph(tool.plan))
+    if arguments.format == "json":
+        print(explanation_json(explanations, server=server.name))
+    elif arguments.format == "mermaid":
+        print(render_mermaid(explanations))
+    else:
+        base = str(Path.cwd())
+        print("\n\n".join(render_text(e, base=base) for e in explanations) or f"{server.name} has no tools")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -156,9 +142,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     run.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
     run.add_argument("--path", default="/mcp", help="HTTP endpoint path (default /mcp)")
-    graph = commands.add_parser("graph", help="print a tool's resolver graph")
+    graph = commands.add_parser("graph", help="explain the resolver graph of each tool, or of one")
     graph.add_argument("target", help="path/to/server.py or path/to/server.py:object")
-    graph.add_argument("tool", help="the tool's name")
+    graph.add_argument("tool", nargs="?", help="the tool's name (default: every tool)")
+    graph.add_argument("--format", choices=("text", "mermaid", "json"), default="text")
     return parser
 
 

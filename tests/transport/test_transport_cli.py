@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -105,30 +106,59 @@ async def describe(title: str, text: Annotated[str, Resolve(label)]) -> str:
 """
 
 
-def test_graph_prints_the_resolvers_of_a_tool_in_run_order(tmp_path: Path) -> None:
-    (tmp_path / "shop.py").write_text(SHOP)
+def graph(*arguments: str, cwd: Path) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "mcpdi_transport", "graph", "shop.py", "describe"],
-        cwd=tmp_path,
+        [sys.executable, "-m", "mcpdi_transport", "graph", *arguments],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
     )
-    assert done.stdout == snapshot(
-        """\
+    return done.stdout
+
+
+def test_graph_prints_the_resolvers_of_a_tool_in_run_order(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    assert graph("shop.py", "describe", cwd=tmp_path) == snapshot("""\
 tool describe (shop.py:17)
 arguments: title
-1. stock (shop.py:9, async)
+worst-case rounds: 0
+client capabilities: -
+1. stock (shop.py:9) async, scope round
      title <- argument title
-2. label (shop.py:13, sync)
+2. label (shop.py:13) sync, scope round
      title <- argument title
-     copies <- stock
+     copies <- resolver stock
 describe
      title <- argument title
-     text <- label
-"""
-    )
+     text <- resolver label
+""")
+
+
+def test_graph_draws_mermaid(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    assert graph("shop.py", "describe", "--format", "mermaid", cwd=tmp_path) == snapshot("""\
+flowchart TD
+    arg_title[/"title"/]
+    r7afb6303f7["stock<br/>scope round"]
+    r89e666d633["label<br/>scope round"]
+    root(["describe<br/>worst-case rounds: 0"])
+    arg_title --> r7afb6303f7
+    arg_title --> r89e666d633
+    r7afb6303f7 -->|copies| r89e666d633
+    arg_title --> root
+    r89e666d633 -->|text| root
+""")
+
+
+def test_graph_without_a_tool_explains_every_tool_as_json(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    body = json.loads(graph("shop.py", "--format", "json", cwd=tmp_path))
+    assert body["server"] == "shop"
+    assert [tool["name"] for tool in body["tools"]] == ["describe"]
+    assert [r["name"] for r in body["tools"][0]["resolvers"]] == ["stock", "label"]
+    assert body["tools"][0]["worstCaseRounds"] == 0
 
 
 def test_graph_of_an_unknown_tool_is_one_line(tmp_path: Path) -> None:
