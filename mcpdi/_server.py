@@ -30,6 +30,7 @@ from typing_extensions import TypeVar as DefaultTypeVar
 
 from mcpdi._context import Context
 from mcpdi._explain import check_max_rounds, explain_tool
+from mcpdi._lifespan import check_lifespan
 from mcpdi._overrides import ResolverOverrides
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
@@ -115,6 +116,7 @@ class MCPServer(Generic[LifespanT]):
         lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None = None,
         request_state: RequestStateSecurity | None = None,
     ) -> None:
+        check_lifespan(lifespan)
         self.name = name or "mcpdi"
         self.instructions = instructions
         self.request_state = request_state if request_state is not None else RequestStateSecurity()

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import queue
+import re
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -57,8 +64,8 @@ def test_an_import_error_in_the_file_is_one_line(tmp_path: Path) -> None:
     assert mcpdi("run", "broken.py", cwd=tmp_path) == snapshot(
         (
             1,
-            "mcpdi: cannot import broken.py (line 2): ModuleNotFoundError: "
-            "No module named 'module_that_does_not_exist'\n",
+            "mcpdi: cannot import broken.py (line 2: import module_that_does_not_exist): "
+            "ModuleNotFoundError: No module named 'module_that_does_not_exist'\n",
         )
     )
 
@@ -66,7 +73,7 @@ def test_an_import_error_in_the_file_is_one_line(tmp_path: Path) -> None:
 def test_a_syntax_error_in_the_file_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "typo.py").write_text("def broken(:\n")
     assert mcpdi("run", "typo.py", cwd=tmp_path) == snapshot(
-        (1, "mcpdi: cannot import typo.py (line 1): SyntaxError: invalid syntax\n")
+        (1, "mcpdi: cannot import typo.py (line 1: def broken(:): SyntaxError: invalid syntax\n")
     )
 
 
@@ -165,4 +172,131 @@ def test_graph_of_an_unknown_tool_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "shop.py").write_text(SHOP)
     assert mcpdi("graph", "shop.py", "nope", cwd=tmp_path) == snapshot(
         (1, "mcpdi: shop.py has no tool named 'nope'\n")
+    )
+
+
+def test_an_error_raised_deeper_names_the_failing_frame_and_its_code(tmp_path: Path) -> None:
+    (tmp_path / "helper.py").write_text("def compute():\n    return 1 / 0\n\n\nvalue = compute()\n")
+    (tmp_path / "app.py").write_text("from mcpdi import MCPServer\n\nimport helper\n")
+    assert mcpdi("run", "app.py", cwd=tmp_path) == snapshot(
+        (
+            1,
+            "mcpdi: cannot import app.py (line 3: import helper): ZeroDivisionError: division by zero\n"
+            "  raised at helper.py:2 in compute: return 1 / 0\n",
+        )
+    )
+
+
+def test_version_prints_the_package_version(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpdi_transport", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert re.fullmatch(r"mcpdi \d+\.\d+\.\d+\S*\n", done.stdout)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "complaint"),
+    [
+        ("--port", "99999", "argument --port: 99999 is not a TCP port; use 1-65535 (or 0 for any free port)"),
+        ("--port", "http", "argument --port: not a port number: 'http'"),
+        ("--log-level", "loud", "argument --log-level: invalid choice: 'loud'"),
+    ],
+)
+def test_an_impossible_option_is_an_error_not_a_default(
+    tmp_path: Path, option: str, value: str, complaint: str
+) -> None:
+    code, stderr = mcpdi("run", str(SERVER_FILE), "--transport", "http", option, value, cwd=tmp_path)
+    assert code == 2
+    assert complaint in stderr.splitlines()[-1]
+
+
+class StderrLines:
+    """The stderr lines of a running process, read by a thread so that waits can be bounded."""
+
+    def __init__(self, process: subprocess.Popen[str]) -> None:
+        assert process.stderr is not None
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.stream = process.stderr
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        with self.stream:  # closed at the end of the output, when the process is gone
+            for line in self.stream:
+                self.lines.put(line)
+
+    def join(self) -> None:
+        self.reader.join(timeout=10)
+
+    def until(self, wanted: str, seconds: float = 30) -> str:
+        """The lines up to the first containing `wanted`; fails after `seconds`."""
+        seen: list[str] = []
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self.lines.get(timeout=left)
+            except queue.Empty:
+                break
+            seen.append(line)
+            if wanted in line:
+                return "".join(seen)
+        msg = f"{wanted!r} not seen on stderr within {seconds} s; saw: {''.join(seen)!r}"
+        raise AssertionError(msg)
+
+
+def start(*arguments: str, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "mcpdi_transport", *arguments],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # --reload runs a child: end the whole group
+    )
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+def test_run_over_http_prints_the_url_it_serves(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    process = start(
+        "run", "shop.py", "--transport", "http", "--port", "0", "--log-level", "warning", cwd=tmp_path
+    )
+    lines = StderrLines(process)
+    try:
+        line = lines.until("Serving").splitlines()[-1]
+    finally:
+        stop(process)
+        lines.join()
+    assert re.fullmatch(r"Serving shop on http://127\.0\.0\.1:\d+/mcp", line), line
+
+
+def test_reload_restarts_the_server_when_its_file_changes(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    process = start("run", "shop.py", "--transport", "http", "--port", "0", "--reload", cwd=tmp_path)
+    lines = StderrLines(process)
+    try:
+        lines.until("Serving shop on")
+        (tmp_path / "shop.py").write_text(SHOP.replace('MCPServer("shop")', 'MCPServer("shop2")'))
+        after = lines.until("Serving shop2 on")
+    finally:
+        stop(process)
+        lines.join()
+    assert "Reloading: shop.py changed" in after
+
+
+def test_reload_needs_http(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    assert mcpdi("run", "shop.py", "--reload", cwd=tmp_path) == snapshot(
+        (1, "mcpdi: --reload needs --transport http: on stdio a restart would cut the client's stream\n")
     )
