@@ -3,10 +3,15 @@
 Tests call a server many times; entering the lifespan per call would lose what it opened (a
 `:memory:` database) and cost a runner per call. The session is bound to the event loop that
 entered it: a test framework that gives each test a fresh loop gets a fresh lifespan.
+
+On asyncio the lifespan is held by a task of its own, so that it is entered and left in one
+task (its task groups and cancel scopes stay valid), and a loop that ends without `aclose()`
+cancels that task, which runs the lifespan's cleanup instead of abandoning it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import weakref
@@ -33,7 +38,7 @@ class MemorySession:
 
     def __init__(self, server: Runnable) -> None:
         self._server = server
-        self._stack: AsyncExitStack | None = None
+        self._holder: _TaskHolder | _StackHolder | None = None
         self._runner: Runner[Any] | None = None
         self._loop: anyio.lowlevel.EventLoopToken | None = None
         self._lock: anyio.Lock | None = None
@@ -57,9 +62,9 @@ class MemorySession:
             self._lock = anyio.Lock()
         async with self._lock:
             if self._runner is None:
-                stack = AsyncExitStack()
-                self._runner = await stack.enter_async_context(self._server.running())
-                self._stack = stack
+                holder = _TaskHolder() if _on_asyncio() else _StackHolder()
+                self._runner = await holder.enter(self._server)
+                self._holder = holder
             return self._runner
 
     async def client(
@@ -89,15 +94,65 @@ class MemorySession:
 
     async def aclose(self) -> None:
         """Leave the lifespan (its cleanup runs now); the next use enters it again."""
-        stack = self._stack
+        holder = self._holder
         self._forget()
-        if stack is not None:
-            await stack.aclose()
+        if holder is not None:
+            await holder.aclose()
 
     def _forget(self) -> None:
-        self._stack = None
+        self._holder = None
         self._runner = None
         self._streams = {}
+
+
+def _on_asyncio() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+class _StackHolder:
+    """Holds the lifespan in the caller's task (event loops other than asyncio)."""
+
+    def __init__(self) -> None:
+        self._stack = AsyncExitStack()
+
+    async def enter(self, server: Runnable) -> Runner[Any]:
+        return await self._stack.enter_async_context(server.running())
+
+    async def aclose(self) -> None:
+        await self._stack.aclose()
+
+
+class _TaskHolder:
+    """Holds the lifespan in a task of its own until `aclose()` or the loop's end."""
+
+    def __init__(self) -> None:
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def enter(self, server: Runnable) -> Runner[Any]:
+        ready: asyncio.Future[Runner[Any]] = asyncio.get_running_loop().create_future()
+
+        async def hold() -> None:
+            try:
+                async with server.running() as runner:
+                    ready.set_result(runner)
+                    await self._stop.wait()
+            except Exception as error:
+                if ready.done():
+                    raise
+                ready.set_exception(error)  # the lifespan failed to start: the caller raises it
+
+        self._task = asyncio.get_running_loop().create_task(hold(), name="mcpdi in-memory lifespan")
+        return await ready
+
+    async def aclose(self) -> None:
+        self._stop.set()
+        if self._task is not None:
+            await self._task
 
 
 _SESSIONS: weakref.WeakKeyDictionary[Any, MemorySession] = weakref.WeakKeyDictionary()

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated
 
+import anyio
 import pytest
 
 from mcpdi import Context, MCPServer, Resolve
@@ -71,3 +73,52 @@ async def test_aclose_without_a_call_does_nothing() -> None:
     mcp, events = shop()
     await mcp.aclose()
     assert events == []
+
+
+def test_a_loop_that_ends_without_aclose_still_runs_the_cleanup() -> None:
+    mcp, events = shop()
+
+    async def main() -> None:
+        await mcp.call_tool("add_book", {"title": "Dune"})
+
+    asyncio.run(main())
+    assert events == ["open", "close"]
+
+
+async def test_a_lifespan_with_a_task_group_serves_many_calls() -> None:
+    started: list[str] = []
+
+    @asynccontextmanager
+    async def lifespan(server: MCPServer[list[str]]) -> AsyncIterator[list[str]]:
+        async with anyio.create_task_group() as group:
+            group.start_soon(lambda: anyio.sleep_forever())
+            started.append("up")
+            yield started
+            group.cancel_scope.cancel()
+
+    mcp: MCPServer[list[str]] = MCPServer("Tasks", lifespan=lifespan)
+
+    @mcp.tool()
+    def count(ctx: Context[list[str]]) -> int:
+        return len(ctx.lifespan)
+
+    async with mcp:
+        for _ in range(3):
+            assert (await mcp.call_tool("count")).structured_content == {"result": 1}
+    assert started == ["up"]
+
+
+async def test_a_lifespan_that_fails_to_start_raises_at_the_call() -> None:
+    @asynccontextmanager
+    async def lifespan(server: MCPServer) -> AsyncIterator[None]:
+        raise RuntimeError("no database")
+        yield
+
+    mcp = MCPServer("Broken", lifespan=lifespan)
+
+    @mcp.tool()
+    def ping() -> str:
+        return "pong"
+
+    with pytest.raises(RuntimeError, match="no database"):
+        await mcp.call_tool("ping")
