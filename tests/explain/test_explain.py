@@ -188,3 +188,21 @@ def test_an_unannotated_resolver_counts_as_asking() -> None:
     explained = explain(compile_plan(tool, localns={"anything": anything}))
     assert explained.nodes[0].asks == ("a question",)
     assert explained.worst_case_rounds == 1
+
+
+def test_questions_of_locally_defined_resolvers_are_named() -> None:
+    class Note(BaseModel):
+        text: str
+
+    def ask_note() -> Note | Elicit[Note]:
+        return Elicit("A note?", Note)
+
+    mcp = MCPServer("Local")
+
+    @mcp.tool()
+    def leave(note: Annotated[Note, Resolve(ask_note)]) -> str:
+        return note.text
+
+    (explained,) = mcp.explain("leave")
+    assert explained.nodes[0].asks == ("elicitation/create",)
+    assert explained.capabilities == ("elicitation",)
