@@ -8,7 +8,6 @@ client's roots are the working directory.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO, cast
@@ -18,7 +17,7 @@ import mcp_types as types
 from mcpdi_transport._client._callbacks import RequestContext
 from mcpdi_transport._target import CommandError, load_server
 
-__all__ = ("TerminalPrompts", "call_tool", "list_tools", "parse_arguments")
+__all__ = ("TerminalPrompts", "call_tool", "list_tools", "parse_arguments", "run_async")
 
 _MAX_TRIES = 3
 _REFUSALS = ("decline", "cancel")
@@ -223,7 +222,3 @@ def run_async(coroutine: Any) -> Any:
             raise CommandError(msg) from None
 
     return anyio.run(main)
-
-
-def stdio_streams() -> tuple[TextIO, TextIO, TextIO]:
-    return sys.stdin, sys.stdout, sys.stderr
