@@ -356,7 +356,9 @@ class MCPServer(Generic[LifespanT]):
         callable `(method, params) -> answer`. A protocol error raises `MCPError`.
 
         The lifespan is entered on the first call and stays open for the next ones; leave it
-        with `async with mcp: ...` around the calls, or `await mcp.aclose()`.
+        with `async with mcp: ...` around the calls, or `await mcp.aclose()`. The tool's
+        handler is called directly (no JSON-RPC framing), so an exception a transport would
+        answer with -32603 reaches the test as itself.
         """
         from mcpdi.testing._direct import call_tool_directly  # test-time only
 
