@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, get_args, get_origin
+from typing import Any
 
-from mcpdi._annotations import is_union, strip_annotated
 from mcpdi._asking import MCPQuestion
-from mcpdi._edges import return_annotation
 from mcpdi._tools import RegisteredTool
 from mcpdi.engine import InvalidSignature, Step
-from mcpdi.engine._explain import Explanation, explain, worst_case_chain
+from mcpdi.engine._explain import Explanation, explain, question_classes, worst_case_chain
 
 __all__ = ("check_max_rounds", "explain_tool")
 
@@ -21,19 +19,9 @@ CAPABILITY_OF_METHOD: Mapping[str, str] = {
 }
 
 
-def _question_methods(annotation: Any) -> tuple[str, ...]:
-    bare = strip_annotated(annotation)
-    found: list[str] = []
-    for arm in get_args(bare) if is_union(bare) else (bare,):
-        origin = get_origin(strip_annotated(arm)) or strip_annotated(arm)
-        if isinstance(origin, type) and issubclass(origin, MCPQuestion):
-            found.append(origin.method)
-    return tuple(found)
-
-
 def _asker(localns: Mapping[str, Any] | None) -> Callable[[Step], tuple[str, ...]]:
     def asks(step: Step) -> tuple[str, ...]:
-        methods = _question_methods(return_annotation(step.fn, localns))
+        methods = tuple(cls.method for cls in question_classes(step, localns) if issubclass(cls, MCPQuestion))
         # An unannotated resolver may return any question: it counts as asking, of an unknown kind.
         return methods or ("a question",)
 

@@ -9,9 +9,10 @@ questions only as the `Question` family.
 
 from __future__ import annotations
 
+import inspect
 import json
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -26,6 +27,7 @@ __all__ = (
     "explanation_json",
     "render_mermaid",
     "render_text",
+    "returned_annotation",
     "worst_case_chain",
 )
 
@@ -102,6 +104,28 @@ class _PlanReader:
     def may_ask(step: Step) -> bool:
         return step.may_ask
 
+    @staticmethod
+    def returns(step: Step, localns: Mapping[str, Any] | None = None) -> Any:
+        """The step's return annotation: as compile recorded it, else read now (`Any` if unreadable)."""
+        recorded = getattr(step, "returns", _UNRECORDED)
+        if recorded is not _UNRECORDED:
+            return recorded
+        fn: Any = step.fn
+        target = fn if inspect.isfunction(fn) or inspect.ismethod(fn) else type(fn).__call__
+        try:
+            hints = typing.get_type_hints(target, localns=dict(localns or {}), include_extras=True)
+        except Exception:  # registration reported unreadable hints of the parameters already
+            return Any
+        return hints.get("return", Any)
+
+
+_UNRECORDED: Any = object()
+
+
+def returned_annotation(step: Step, localns: Mapping[str, Any] | None = None) -> Any:
+    """What a resolver's return annotation says (`Any` when it has none or it cannot be read)."""
+    return _PlanReader.returns(step, localns)
+
 
 def _input(binding: Binding) -> Input:
     if binding.source == "argument":
@@ -115,15 +139,14 @@ def _input(binding: Binding) -> Input:
     return Input(binding.parameter, "resolved", provider.key, provider.name)
 
 
-def question_classes(step: Step) -> tuple[type, ...]:
+def question_classes(step: Step, localns: Mapping[str, Any] | None = None) -> tuple[type, ...]:
     """The `Question` classes a resolver's return annotation names (empty when it has none)."""
-    try:
-        returned = typing.get_type_hints(step.fn, include_extras=True).get("return")
-    except Exception:  # an annotation that needs the registering frame's locals: unknown
-        return ()
+    returned = returned_annotation(step, localns)
     arms = typing.get_args(returned) if typing.get_origin(returned) in (typing.Union, _UnionType) else ()
     found: list[type] = []
     for arm in arms or (returned,):
+        if typing.get_origin(arm) is typing.Annotated:
+            arm = typing.get_args(arm)[0]
         origin = typing.get_origin(arm) or arm
         if isinstance(origin, type) and issubclass(origin, Question):
             found.append(origin)
