@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_types import (
@@ -39,6 +39,7 @@ class RegisteredPrompt:
     plan: Plan
     arguments_model: type[ArgumentsModel]
     wire: Prompt
+    localns: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)  # for overrides
 
 
 def compile_prompt(
@@ -71,7 +72,7 @@ def compile_prompt(
         arguments=arguments,
         icons=icons,
     )
-    return RegisteredPrompt(prompt_name, plan, model, wire)
+    return RegisteredPrompt(prompt_name, plan, model, wire, localns)
 
 
 def _to_messages(value: Any) -> list[PromptMessage]:

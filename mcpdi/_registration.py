@@ -33,15 +33,19 @@ def compile_mcp_plan(
     fn: Callable[..., Any],
     name: str,
     localns: Mapping[str, Any] | None,
+    substitutes: Mapping[Callable[..., Any], Callable[..., Any]] | None = None,
     *,
     validate_resolvers: bool = False,
 ) -> Plan:
     """`compile_plan` with `Context` injected and MCP's edges, then the resolvers' contract checked.
 
-    `validate_resolvers=True` checks every resolver's results as `Resolve(fn, validate=True)` does.
+    `substitutes` maps resolvers to their replacements (test overrides). `validate_resolvers=True`
+    checks every resolver's results as `Resolve(fn, validate=True)` does.
     """
     adapt = partial(adapt_edge, validate_all=validate_resolvers) if validate_resolvers else adapt_edge
-    plan = compile_plan(fn, context_types=(Context,), adapt=adapt, localns=localns, name=name)
+    plan = compile_plan(
+        fn, context_types=(Context,), adapt=adapt, localns=localns, name=name, substitutes=substitutes
+    )
     check_questions(plan)
     check_kept(plan)
     checks = check_boundaries(plan)

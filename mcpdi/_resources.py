@@ -7,7 +7,7 @@ import inspect
 import logging
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pydantic_core
@@ -51,6 +51,7 @@ class RegisteredResource:
     mime_type: str | None
     wire: Resource | ResourceTemplate
     security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY
+    localns: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)  # for overrides
 
     def match(self, uri: str) -> dict[str, str] | None:
         if self.pattern is None:
@@ -123,7 +124,7 @@ def compile_resource(
             uri=uri, name=resource_name, title=title, description=doc, mime_type=mime_type, icons=icons
         )
         pattern = None
-    return RegisteredResource(uri, plan, model, pattern, mime_type, wire, security)
+    return RegisteredResource(uri, plan, model, pattern, mime_type, wire, security, localns)
 
 
 def _contents(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import AsyncGenerator, Callable, Mapping
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mcp_types import (
@@ -29,12 +29,15 @@ from mcp_types import (
 from typing_extensions import TypeVar as DefaultTypeVar
 
 from mcpdi._context import Context
+from mcpdi._explain import check_max_rounds, explain_tool
+from mcpdi._lifespan import check_lifespan
+from mcpdi._overrides import ResolverOverrides
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tools import RegisteredTool, call_tool, compile_tool
-from mcpdi.engine import AppScope
+from mcpdi.engine import AppScope, Explanation
 from mcpdi.lowlevel._context import ServerRequestContext
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
 from mcpdi.lowlevel._handover import TransportName
@@ -57,6 +60,30 @@ EntryT = TypeVar("EntryT")
 def _caller_namespace(depth: int) -> Mapping[str, Any]:
     """The locals of the frame that registers a function: where its local resolvers live."""
     return dict(sys._getframe(depth + 1).f_locals)  # pyright: ignore[reportPrivateUsage]
+
+
+def _answers_script(
+    tool: RegisteredTool | None,
+    name: str,
+    answers: Mapping[Any, Any] | Callable[[str, Mapping[str, Any] | None], Any] | None,
+) -> Callable[[str | None, str, Mapping[str, Any] | None], Any]:
+    """`call_tool`'s answers as an in-memory client script, looked up by key, resolver or method."""
+    fns = {step.key: step.fn for step in tool.plan.steps} if tool is not None else {}
+
+    def script(key: str | None, method: str, params: Mapping[str, Any] | None) -> Any:
+        if answers is None:
+            msg = f"tool {name!r} asked {method!r}; pass answers=... to call_tool"
+            raise LookupError(msg)
+        if callable(answers):
+            return answers(method, params)
+        for candidate in (key, fns.get(key or ""), method):
+            if candidate is not None and candidate in answers:
+                answer = answers[candidate]
+                return answer(params) if callable(answer) else answer
+        msg = f"no answer for {method!r} (key {key!r}) in answers={answers!r}"
+        raise LookupError(msg)
+
+    return script
 
 
 def _registered(registry: Mapping[str, EntryT], kind: str, name: str) -> EntryT:
@@ -102,6 +129,7 @@ class MCPServer(Generic[LifespanT]):
                 "name for the same thing), not both"
             )
             raise TypeError(msg)
+        check_lifespan(lifespan)
         self.name = name or "mcpdi"
         self.instructions = instructions
         chosen = request_state if request_state is not None else request_state_security
@@ -132,6 +160,9 @@ class MCPServer(Generic[LifespanT]):
             on_get_prompt=self._get_prompt,
         )
         self._server.get_tool_header_params = self.tool_header_params
+        self._overrides = ResolverOverrides(
+            self.name, (self._tools, self._prompts, self._resources), validate_resolvers=validate_resolvers
+        )
 
     # -- what transports use ------------------------------------------------------------
 
@@ -187,15 +218,22 @@ class MCPServer(Generic[LifespanT]):
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        max_rounds: int | None = None,
     ) -> Callable[[FnT], FnT]:
-        """Register a function as a tool: `@mcp.tool()` (note the parentheses)."""
+        """Register a function as a tool: `@mcp.tool()` (note the parentheses).
+
+        `max_rounds=n` refuses (with `InvalidSignature`) a resolver graph that could ask the
+        client in more than `n` dependent rounds.
+        """
         if callable(name):
             msg = "@mcp.tool is a decorator factory; write @mcp.tool() with parentheses"
             raise TypeError(msg)
         localns = _caller_namespace(1)
 
         def register(fn: FnT) -> FnT:
-            self._add_tool(fn, name, title, description, annotations, icons, meta, structured_output, localns)
+            self._add_tool(
+                fn, name, title, description, annotations, icons, meta, structured_output, localns, max_rounds
+            )
             return fn
 
         return register
@@ -211,10 +249,13 @@ class MCPServer(Generic[LifespanT]):
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        max_rounds: int | None = None,
     ) -> None:
         """Register `fn` as a tool without the decorator."""
         localns = _caller_namespace(1)
-        self._add_tool(fn, name, title, description, annotations, icons, meta, structured_output, localns)
+        self._add_tool(
+            fn, name, title, description, annotations, icons, meta, structured_output, localns, max_rounds
+        )
 
     def _add_tool(
         self,
@@ -227,6 +268,7 @@ class MCPServer(Generic[LifespanT]):
         meta: dict[str, Any] | None,
         structured_output: bool | None,
         localns: Mapping[str, Any],
+        max_rounds: int | None = None,
     ) -> None:
         tool = compile_tool(
             fn,
@@ -240,6 +282,7 @@ class MCPServer(Generic[LifespanT]):
             localns=localns,
             validate_resolvers=self._validate_resolvers,
         )
+        check_max_rounds(tool, max_rounds, fn)
         if tool.name in self._tools:
             logger.warning("tool %r registered again; the new definition replaces the old one", tool.name)
         self._tools[tool.name] = tool
@@ -327,6 +370,12 @@ class MCPServer(Generic[LifespanT]):
         tool = self._tools.get(name)
         return tool.header_params if tool is not None else None
 
+    def explain(self, name: str | None = None) -> tuple[Explanation, ...]:
+        """The resolver graph of tool `name` (KeyError if unknown), or of every tool, explained:
+        who reads what, who may ask what, the client capabilities and worst-case rounds."""
+        tools = list(self._tools.values()) if name is None else [self._tools[name]]
+        return tuple(explain_tool(tool) for tool in tools)
+
     def registered_tool(self, name: str) -> RegisteredTool:
         """A tool as registration compiled it (its plan, schema and output shape)."""
         return self._tools[name]
@@ -347,38 +396,50 @@ class MCPServer(Generic[LifespanT]):
         (`"elicitation/create"`, `"sampling/createMessage"`, `"roots/list"`) to the client's
         answer (a dict, a wire model, or a callable of the request params); or it is one
         callable `(method, params) -> answer`. A protocol error raises `MCPError`.
+
+        The lifespan is entered on the first call and stays open for the next ones; leave it
+        with `async with mcp: ...` around the calls, or `await mcp.aclose()`. The tool's
+        handler is called directly (no JSON-RPC framing), so an exception a transport would
+        answer with -32603 reaches the test as itself.
         """
-        from mcpdi.testing._memory import ALL_CAPABILITIES, InMemoryClient  # test-time only
+        from mcpdi.testing._direct import call_tool_directly  # test-time only
 
-        tool = self._tools.get(name)
-        fns = {step.key: step.fn for step in tool.plan.steps} if tool is not None else {}
+        return await call_tool_directly(
+            self,
+            self._server,
+            name,
+            arguments or {},
+            script=_answers_script(self._tools.get(name), name, answers),
+            protocol_version=protocol_version,
+            capabilities=capabilities,
+            headers=headers,
+        )
 
-        def script(key: str | None, method: str, params: Mapping[str, Any] | None) -> Any:
-            if answers is None:
-                msg = f"tool {name!r} asked {method!r}; pass answers=... to call_tool"
-                raise LookupError(msg)
-            if callable(answers):
-                return answers(method, params)
-            for candidate in (key, fns.get(key or ""), method):
-                if candidate is not None and candidate in answers:
-                    answer = answers[candidate]
-                    return answer(params) if callable(answer) else answer
-            msg = f"no answer for {method!r} (key {key!r}) in answers={answers!r}"
-            raise LookupError(msg)
+    async def __aenter__(self) -> MCPServer[LifespanT]:
+        """Enter the lifespan for in-memory calls (`call_tool`) now; it is left on exit."""
+        from mcpdi.testing._session import session_of
 
-        async with self.running() as runner:
-            client = InMemoryClient(
-                runner,
-                protocol_version=protocol_version,
-                capabilities=ALL_CAPABILITIES if capabilities is None else capabilities,
-                script=script,
-                headers=headers,
-            )
-            exchange = await client.call_tool(name, arguments or {})
-        if "error" in exchange.response:
-            error = exchange.error
-            raise MCPError(error["code"], error["message"], error.get("data"))
-        return CallToolResult.model_validate(exchange.result)
+        await session_of(self).runner()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Leave the lifespan that in-memory calls entered (a no-op when none is open)."""
+        from mcpdi.testing._session import session_of
+
+        await session_of(self).aclose()
+
+    def override(
+        self, resolver: Callable[..., Any], replacement: Callable[..., Any]
+    ) -> AbstractContextManager[None]:
+        """Run `replacement` wherever `resolver` fills a parameter, until the `with` block ends.
+
+        Every affected tool, prompt and resource is compiled anew on entering (a bad
+        replacement raises `InvalidSignature` there) and restored on exit. See `mcpdi.testing`.
+        """
+        return self._overrides.override(resolver, replacement, _caller_namespace(1))
 
     # -- handlers -------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mcp_types import (
@@ -47,6 +47,7 @@ class RegisteredTool:
     output: Output
     wire: Tool  # what tools/list publishes
     header_params: tuple[HeaderParam, ...]  # the arguments mirrored as Mcp-Param-* headers
+    localns: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)  # for overrides
 
     @property
     def input_schema(self) -> dict[str, Any]:
@@ -103,7 +104,9 @@ def compile_tool(
         icons=icons,
         _meta=meta,  # pyright: ignore[reportCallIssue]
     )
-    return RegisteredTool(tool_name, plan, arguments_model, output, wire, x_mcp_header_params(input_schema))
+    return RegisteredTool(
+        tool_name, plan, arguments_model, output, wire, x_mcp_header_params(input_schema), localns
+    )
 
 
 def _error_result(text: str) -> CallToolResult:

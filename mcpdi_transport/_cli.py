@@ -1,168 +1,182 @@
-"""The `mcpdi` command: `mcpdi run path/to/server.py[:object]` on stdio or HTTP, `mcpdi graph`."""
+"""The `mcpdi` command: `run` a server file on stdio or HTTP, explain its `graph`, `install` it
+into an MCP client, and `list` or `call` its tools from a terminal."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
+import functools
+import logging
+import shlex
 import sys
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
-from typing import Any, Final
+from typing import Any
 
-__all__ = ("CommandError", "find_server", "load_module", "main", "render_graph")
+from mcpdi_transport._target import CommandError, find_server, load_module, load_server, split_target
 
-_PREFERRED_NAMES: Final = ("mcp", "server", "app")
+__all__ = ("CommandError", "find_server", "load_module", "main")
 
-
-class CommandError(Exception):
-    """A mistake the command reports as one line on stderr (exit status 1)."""
+_LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+_split_target = split_target
 
 
-def _is_server(value: object) -> bool:
-    if isinstance(value, type):
-        return False
+def _port(text: str) -> int:
+    """An argparse type: a TCP port number (0 lets the system pick a free one)."""
     try:
-        import mcpdi
-    except ImportError:  # pragma: no cover - the package ships together
-        mcpdi = None
-    kinds = tuple(getattr(mcpdi, name) for name in ("MCPServer", "Server") if hasattr(mcpdi, name))
-    if kinds and isinstance(value, kinds):
-        return True
-    return callable(getattr(value, "running", None))
+        port = int(text)
+    except ValueError:
+        msg = f"not a port number: {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not 0 <= port <= 65535:
+        msg = f"{port} is not a TCP port; use 1-65535 (or 0 for any free port)"
+        raise argparse.ArgumentTypeError(msg)
+    return port
 
 
-def _split_target(target: str) -> tuple[Path, str | None]:
-    path, colon, name = target.rpartition(":")
-    if colon and name.isidentifier() and path:
-        return Path(path), name
-    return Path(target), None
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
 
-
-def load_module(path: Path) -> ModuleType:
-    """Import a Python file as a module (its directory goes first on `sys.path`)."""
-    if not path.is_file():
-        msg = f"no such file: {path}"
-        raise CommandError(msg)
-    name = path.stem if path.stem.isidentifier() else "mcpdi_server"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        msg = f"cannot import {path}: not a Python file"
-        raise CommandError(msg)
-    module = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(path.resolve().parent))
-    sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
-    except SystemExit:
-        raise
-    except BaseException as error:
-        sys.modules.pop(name, None)
-        where = _innermost_frame_in(error, path)
-        detail = error.msg if isinstance(error, SyntaxError) else str(error)
-        msg = f"cannot import {path}{where}: {type(error).__name__}: {detail}"
-        raise CommandError(msg) from None
-    return module
-
-
-def _innermost_frame_in(error: BaseException, path: Path) -> str:
-    target = path.resolve()
-    frames = [
-        frame
-        for frame in traceback.extract_tb(error.__traceback__)
-        if Path(frame.filename).resolve() == target
-    ]
-    lineno = getattr(error, "lineno", None) if isinstance(error, SyntaxError) else None
-    if lineno is None and frames:
-        lineno = frames[-1].lineno
-    return f" (line {lineno})" if lineno else ""
-
-
-def find_server(module: ModuleType, path: Path, name: str | None) -> Any:
-    """The server object: the one named, else `mcp`, `server` or `app`, else the only one."""
-    if name is not None:
-        if not hasattr(module, name):
-            msg = f"{path} has no object named {name!r}"
-            raise CommandError(msg)
-        value = getattr(module, name)
-        if not _is_server(value):
-            msg = f"{path}:{name} is a {type(value).__name__}, not an MCPServer or Server"
-            raise CommandError(msg)
-        return value
-    for preferred in _PREFERRED_NAMES:
-        value = getattr(module, preferred, None)
-        if value is not None and _is_server(value):
-            return value
-    found = {
-        key: value for key, value in vars(module).items() if not key.startswith("_") and _is_server(value)
-    }
-    if len(found) == 1:
-        return next(iter(found.values()))
-    if not found:
-        msg = (
-            f"no MCPServer or Server object found in {path}; name it mcp, server or app, or pass {path}:NAME"
-        )
-        raise CommandError(msg)
-    names = ", ".join(sorted(found))
-    msg = f"several server objects in {path} ({names}); pass {path}:NAME to pick one"
-    raise CommandError(msg)
-
-
-def _describe_binding(binding: Any) -> str:
-    if binding.source == "argument":
-        return f"argument {binding.argument}"
-    if binding.source == "context":
-        kind = binding.context_type
-        return f"context {getattr(kind, '__name__', kind)}"
-    return str(binding.edge.provider.name) if binding.edge is not None else str(binding.source)
-
-
-def render_graph(plan: Any) -> str:
-    """A tool's resolver graph as text: steps in run order, each with where its inputs come from."""
-    lines = [f"tool {plan.name} ({plan.location})"]
-    lines.append("arguments: " + (", ".join(argument.name for argument in plan.arguments) or "-"))
-    for number, step in enumerate(plan.steps, 1):
-        kind = "async" if step.is_async else "sync"
-        lines.append(f"{number}. {step.name} ({step.location}, {kind})")
-        lines.extend(f"     {b.parameter} <- {_describe_binding(b)}" for b in step.bindings)
-    lines.append(f"{plan.name}")
-    lines.extend(f"     {b.parameter} <- {_describe_binding(b)}" for b in plan.bindings)
-    return "\n".join(lines)
+        return f"mcpdi {version('mcpdi')}"
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree without metadata
+        return "mcpdi (version unknown)"
 
 
 def _graph(arguments: argparse.Namespace) -> None:
+    from mcpdi.engine import explanation_json, render_mermaid, render_text
+
     path, name = _split_target(arguments.target)
     server = find_server(load_module(path), path, name)
-    lookup = getattr(server, "registered_tool", None)
-    if lookup is None:
+    explain = getattr(server, "explain", None)
+    if explain is None:
         msg = "mcpdi graph needs an MCPServer; a low-level Server has no resolver plans"
         raise CommandError(msg)
     try:
-        tool = lookup(arguments.tool)
+        explanations = explain(arguments.tool)
     except KeyError:
         msg = f"{path} has no tool named {arguments.tool!r}"
         raise CommandError(msg) from None
-    print(render_graph(tool.plan))
+    if arguments.format == "json":
+        print(explanation_json(explanations, server=server.name))
+    elif arguments.format == "mermaid":
+        print(render_mermaid(explanations))
+    else:
+        base = str(Path.cwd())
+        print("\n\n".join(render_text(e, base=base) for e in explanations) or f"{server.name} has no tools")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mcpdi", description="Run MCP servers written with mcpdi.")
+    parser.add_argument("--version", action="version", version=_version())
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="serve a server object from a Python file")
     run.add_argument("target", help="path/to/server.py or path/to/server.py:object")
     run.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     run.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    run.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
+    run.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000; 0: any free port)")
     run.add_argument("--path", default="/mcp", help="HTTP endpoint path (default /mcp)")
-    graph = commands.add_parser("graph", help="print a tool's resolver graph")
+    run.add_argument("--log-level", choices=_LOG_LEVELS, default="info", help="default info")
+    run.add_argument(
+        "--reload", action="store_true", help="restart when a .py file next to the server changes"
+    )
+    graph = commands.add_parser("graph", help="explain the resolver graph of each tool, or of one")
     graph.add_argument("target", help="path/to/server.py or path/to/server.py:object")
-    graph.add_argument("tool", help="the tool's name")
+    graph.add_argument("tool", nargs="?", help="the tool's name (default: every tool)")
+    graph.add_argument("--format", choices=("text", "mermaid", "json"), default="text")
+    install = commands.add_parser("install", help="add the server to an MCP client's configuration")
+    install.add_argument("client", choices=("claude-desktop", "claude-code", "cursor", "mcp-json"))
+    install.add_argument("target", help="path/to/server.py or path/to/server.py:object")
+    install.add_argument("--name", help="the entry's name (default: the server's name)")
+    install.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="environment")
+    install.add_argument("--config", type=Path, help="write this file instead of the client's own")
+    install.add_argument("--print", action="store_true", dest="print_only", help="print, write nothing")
+    for command, about in (
+        ("list", "list a server's tools"),
+        ("call", "call a tool, answering its questions"),
+    ):
+        client = commands.add_parser(command, help=about)
+        client.add_argument("target", help="path/to/server.py[:object] (in memory) or an http(s):// URL")
+        if command == "call":
+            client.add_argument("tool", help="the tool's name")
+            client.add_argument("arguments", nargs="*", metavar="NAME=VALUE", help="a JSON value or text")
+            client.add_argument("--json", help="the arguments as one JSON object")
+        client.add_argument("--mode", default="auto", help="auto (default), legacy or 2026-07-28")
     return parser
 
 
-def _run(arguments: argparse.Namespace) -> None:
+def _configure_logging(level: str) -> None:
+    logging.basicConfig(level=level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+
+
+def _url(host: str, port: int, path: str) -> str:
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}{path}"
+
+
+def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
+    import anyio
+
+    from mcpdi_transport._listen import CannotListen
+    from mcpdi_transport._serve import serve_http
+
+    serve = functools.partial(
+        serve_http,
+        server,
+        arguments.host,
+        arguments.port,
+        log_level=arguments.log_level,
+        path=arguments.path,
+    )
+
+    async def serve_and_announce() -> None:
+        async with anyio.create_task_group() as group:
+            port = await group.start(serve)
+            name = getattr(server, "name", "server")
+            print(
+                f"Serving {name} on {_url(arguments.host, port, arguments.path)}", file=sys.stderr, flush=True
+            )
+
+    refused: list[CannotListen] = []
+    try:
+        with contextlib.suppress(KeyboardInterrupt):  # uvicorn has already shut down cleanly
+            anyio.run(serve_and_announce)
+    except* CannotListen as group:
+        refused.extend(error for error in group.exceptions if isinstance(error, CannotListen))
+    if refused:
+        raise CommandError(str(refused[0]))
+
+
+def _reload(arguments: argparse.Namespace, argv: Sequence[str]) -> None:
+    import watchfiles
+
+    path, _ = _split_target(arguments.target)
+    if arguments.transport != "http":
+        msg = "--reload needs --transport http: on stdio a restart would cut the client's stream"
+        raise CommandError(msg)
+    if not path.is_file():
+        msg = f"no such file: {path}"
+        raise CommandError(msg)
+    child = [sys.executable, "-m", "mcpdi_transport", *(a for a in argv if a != "--reload")]
+
+    def changed(changes: set[tuple[watchfiles.Change, str]]) -> None:
+        names = ", ".join(sorted({Path(name).name for _, name in changes}))
+        print(f"Reloading: {names} changed", file=sys.stderr, flush=True)
+
+    watchfiles.run_process(
+        path.resolve().parent,
+        target=shlex.join(child),
+        target_type="command",
+        callback=changed,
+        watch_filter=watchfiles.PythonFilter(),
+    )
+
+
+def _run(arguments: argparse.Namespace, argv: Sequence[str]) -> None:
+    _configure_logging(arguments.log_level)
+    if arguments.reload:
+        _reload(arguments, argv)
+        return
     path, name = _split_target(arguments.target)
     # On stdio, stdout is the protocol stream: what the file prints while importing goes to stderr.
     quiet = (
@@ -170,26 +184,65 @@ def _run(arguments: argparse.Namespace) -> None:
     )
     with quiet:
         server = find_server(load_module(path), path, name)
-    from mcpdi_transport._listen import CannotListen
-    from mcpdi_transport._serve import run_server
-
     if arguments.transport == "stdio":
+        from mcpdi_transport._serve import run_server
+
         run_server(server, "stdio")
         return
-    try:
-        run_server(server, "http", host=arguments.host, port=arguments.port, path=arguments.path)
-    except CannotListen as error:
-        raise CommandError(str(error)) from None
+    _serve_http(server, arguments)
+
+
+def _install(arguments: argparse.Namespace) -> None:
+    from mcpdi_transport._install import config_path, install, server_entry
+
+    path, object_name = _split_target(arguments.target)
+    server, _ = load_server(arguments.target)
+    name = arguments.name or getattr(server, "name", None) or path.stem
+    entry = server_entry(path, object_name, transport_args=(), env=arguments.env)
+    target = arguments.config
+    if target is None and arguments.client != "mcp-json":
+        target = config_path(arguments.client, home=Path.home(), cwd=Path.cwd())
+    if arguments.client == "mcp-json" and arguments.config is None:
+        arguments.print_only = True  # a generic entry: print it for the person to place
+    text, _ = install(arguments.client, name, entry, path=target, print_only=arguments.print_only)
+    print(text)
+
+
+def _client_command(arguments: argparse.Namespace) -> None:
+    from mcpdi_transport import _terminal
+
+    if arguments.command == "list":
+        _terminal.run_async(_terminal.list_tools(arguments.target, mode=arguments.mode, out=sys.stdout))
+        return
+    tool_arguments = _terminal.parse_arguments(arguments.arguments, arguments.json)
+    ok = _terminal.run_async(
+        _terminal.call_tool(
+            arguments.target,
+            arguments.tool,
+            tool_arguments,
+            mode=arguments.mode,
+            stdin=sys.stdin,
+            out=sys.stdout,
+            err=sys.stderr,
+        )
+    )
+    if not ok:
+        raise SystemExit(1)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the `mcpdi` command."""
-    arguments = _parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    arguments = _parser().parse_args(given)
     try:
         if arguments.command == "run":
-            _run(arguments)
+            _run(arguments, given)
         elif arguments.command == "graph":
             _graph(arguments)
+        elif arguments.command == "install":
+            _install(arguments)
+        else:
+            _client_command(arguments)
     except CommandError as error:
         print(f"mcpdi: {error}", file=sys.stderr)
         raise SystemExit(1) from None

@@ -7,6 +7,13 @@ from mcpdi.engine._errors import InvalidSignature as InvalidSignature
 from mcpdi.engine._errors import MissingArgument as MissingArgument
 from mcpdi.engine._errors import ResolverError as ResolverError
 from mcpdi.engine._errors import UnansweredQuestion as UnansweredQuestion
+from mcpdi.engine._explain import Explanation as Explanation
+from mcpdi.engine._explain import Input as Input
+from mcpdi.engine._explain import Node as Node
+from mcpdi.engine._explain import explain as explain
+from mcpdi.engine._explain import explanation_json as explanation_json
+from mcpdi.engine._explain import render_mermaid as render_mermaid
+from mcpdi.engine._explain import render_text as render_text
 from mcpdi.engine._plan import Adapter as Adapter
 from mcpdi.engine._plan import Argument as Argument
 from mcpdi.engine._plan import ArgumentBinding as ArgumentBinding
@@ -38,9 +45,12 @@ __all__ = (
     "CleanupError",
     "ContextBinding",
     "Edge",
+    "Explanation",
+    "Input",
     "InvalidSignature",
     "MissingArgument",
     "NeedsInput",
+    "Node",
     "Plan",
     "Question",
     "Resolve",
@@ -52,4 +62,8 @@ __all__ = (
     "UnansweredQuestion",
     "compile_plan",
     "digest_of",
+    "explain",
+    "explanation_json",
+    "render_mermaid",
+    "render_text",
 )

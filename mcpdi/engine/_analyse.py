@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
@@ -81,9 +82,15 @@ class Analysis:
 
 
 class _Analyser:
-    def __init__(self, context_types: Collection[type], localns: Mapping[str, Any] | None) -> None:
+    def __init__(
+        self,
+        context_types: Collection[type],
+        localns: Mapping[str, Any] | None,
+        substitutes: Mapping[Hashable, Callable[..., Any]],
+    ) -> None:
         self.context_types = tuple(context_types)
         self.localns = localns
+        self.substitutes = substitutes
         self.nodes: dict[Hashable, Node] = {}
         self.edges: list[tuple[Hashable, Hashable]] = []
         self.argument_names: tuple[str, ...] = ()
@@ -231,6 +238,9 @@ class _Analyser:
         marked = top_level_markers(hint)
         if marked is not None:
             marker = marked.markers[0]
+            substitute = self.substitutes.get(identity_of(marker.fn))
+            if substitute is not None:
+                marker = dataclasses.replace(marker, fn=substitute)
             if len(marked.markers) > 1:
                 names = ", ".join(display_name(m.fn) for m in marked.markers)
                 msg = (
@@ -305,6 +315,10 @@ def analyse(
     inline: bool,
     context_types: Collection[type],
     localns: Mapping[str, Any] | None,
+    substitutes: Mapping[Hashable, Callable[..., Any]] | None = None,
 ) -> Analysis:
-    """Classify the root's parameters, then every resolver it reaches, depth-first in signature order."""
-    return _Analyser(context_types, localns).analyse_root(fn, name, inline)
+    """Classify the root's parameters, then every resolver it reaches, depth-first in signature order.
+
+    `substitutes` maps a resolver's `identity_of` to the function that runs in its place.
+    """
+    return _Analyser(context_types, localns, substitutes or {}).analyse_root(fn, name, inline)

@@ -108,11 +108,14 @@ def compile_plan(
     localns: Mapping[str, Any] | None = None,
     name: str | None = None,
     root_inline: bool | None = None,
+    substitutes: Mapping[Callable[..., Any], Callable[..., Any]] | None = None,
 ) -> Plan:
     """Read `fn` and every resolver it reaches once, and compile them into a `Plan`.
 
     Raises `InvalidSignature` for anything that could only fail later, while a call runs.
     `root_inline=None` awaits an async root and runs a sync one on a worker thread.
+    `substitutes` maps a resolver to the one compiled in its place wherever it is named (a
+    test's override); the substitute's signature is read and checked like any resolver's.
     """
     if not callable(fn):
         msg = (
@@ -121,8 +124,14 @@ def compile_plan(
         )
         raise InvalidSignature(msg, function=fn)
     plan_name = name or str(getattr(fn, "__qualname__", None) or display_name(fn))
+    by_identity = {identity_of(old): new for old, new in (substitutes or {}).items()}
     analysis = analyse(
-        fn, name=plan_name, inline=bool(root_inline), context_types=context_types, localns=localns
+        fn,
+        name=plan_name,
+        inline=bool(root_inline),
+        context_types=context_types,
+        localns=localns,
+        substitutes=by_identity,
     )
     ordered, deferred = _asking_first(analysis, run_order(analysis))
     steps: dict[Hashable, Step] = {}

@@ -8,7 +8,7 @@ answers `inputRequests` and retries with `requestState`, counting the rounds.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -19,7 +19,7 @@ from mcpdi.lowlevel._connection import Connection
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.lowlevel._runner import Runner
 
-__all__ = ("ALL_CAPABILITIES", "Exchange", "InMemoryClient", "Script", "ScriptedPeer")
+__all__ = ("ALL_CAPABILITIES", "Exchange", "InMemoryClient", "Script", "ScriptedPeer", "wire_answer")
 
 MODERN = "2026-07-28"
 ALL_CAPABILITIES: Mapping[str, Any] = {"elicitation": {"form": {}}, "sampling": {"tools": {}}, "roots": {}}
@@ -33,7 +33,8 @@ that error (handshake era).
 """
 
 
-def _wire(answer: Any) -> dict[str, Any]:
+def wire_answer(answer: Any) -> dict[str, Any]:
+    """A scripted answer (a dict or a wire model) as the JSON object the client sends."""
     dump = getattr(answer, "model_dump", None)
     if callable(dump):
         return cast("dict[str, Any]", dump(mode="json", by_alias=True, exclude_none=True))
@@ -57,7 +58,7 @@ class ScriptedPeer:
         if self.script is None:
             msg = f"the in-memory client has no answer for {method!r}; pass a script"
             raise MCPError(-32601, msg)
-        return _wire(self.script(ASKING.get(), method, params))
+        return wire_answer(self.script(ASKING.get(), method, params))
 
 
 @dataclass
@@ -97,17 +98,23 @@ class InMemoryClient:
         script: Script | None = None,
         headers: Mapping[str, str] | None = None,
         client_info: Mapping[str, Any] | None = None,
+        stream: Connection | None = None,
+        ids: Iterator[int] | None = None,
     ) -> None:
+        """`stream` and `ids`: a handshake-era connection this runner already initialized, to
+        share with other clients, and the request ids they draw from."""
         self.runner = runner
         self.protocol_version = protocol_version
         self.capabilities = dict(capabilities)
         self.client_info = dict(client_info or {"name": "in-memory", "version": "0"})
         self.peer = ScriptedPeer(script, headers)
         self.modern = protocol_version >= MODERN
-        self._ids = itertools.count(1)
-        self._stream: Connection | None = None
+        self._ids = ids if ids is not None else itertools.count(1)
+        self._stream: Connection | None = stream
+        self.round = 1  # the round of the request being answered (2026-07-28)
 
-    async def _connection(self) -> Connection:
+    async def connection(self) -> Connection:
+        """The connection of the next request: fresh at 2026-07-28, one initialized stream before."""
         if self.modern:
             return Connection.for_modern_request()
         if self._stream is None:
@@ -137,7 +144,7 @@ class InMemoryClient:
             meta.setdefault(CLIENT_INFO_META_KEY, self.client_info)
             body["_meta"] = meta
         message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method, "params": body}
-        answer = await self.runner.handle(message, await self._connection(), self.peer)
+        answer = await self.runner.handle(message, await self.connection(), self.peer)
         assert answer is not None, "a request was not answered"
         return answer
 
@@ -149,6 +156,7 @@ class InMemoryClient:
         asked_before = len(self.peer.requests)
         response = await self.send(method, base)
         exchange = Exchange(response)
+        self.round = 1
         while self.modern and response.get("result", {}).get("resultType") == "input_required":
             if exchange.rounds >= max_rounds:
                 msg = f"still input_required after {max_rounds} rounds"
@@ -156,6 +164,7 @@ class InMemoryClient:
             result: dict[str, Any] = response["result"]
             requests: dict[str, dict[str, Any]] = result.get("inputRequests") or {}
             answers: dict[str, Any] = {}
+            self.round = exchange.rounds
             for key, request in requests.items():
                 asked_method: str = request["method"]
                 asked_params: Mapping[str, Any] | None = request.get("params")
@@ -163,7 +172,7 @@ class InMemoryClient:
                 if self.peer.script is None:
                     msg = f"the server asked {asked_method!r} and the client has no script"
                     raise AssertionError(msg)
-                answers[key] = _wire(self.peer.script(key, asked_method, asked_params))
+                answers[key] = wire_answer(self.peer.script(key, asked_method, asked_params))
             retry = {**base, "inputResponses": answers}
             if "requestState" in result:
                 retry["requestState"] = result["requestState"]

@@ -1,12 +1,19 @@
-"""The client's callbacks: their typed shapes and how one server question is routed to them."""
+"""The client's callbacks: their typed shapes and how one server question is routed to them.
+
+Every callback may be a coroutine function or a plain function; a plain one runs on a worker
+thread, so it may block (a terminal prompt calling `input()`).
+"""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar, cast
 
+import anyio.to_thread
 import mcp_types as types
 from pydantic import TypeAdapter, ValidationError
 
@@ -22,11 +29,21 @@ __all__ = (
     "RequestContext",
     "SamplingCallback",
     "answer_server_request",
+    "invoke",
 )
 
 logger = logging.getLogger("mcpdi_transport.client")
 
 Era = Literal["legacy", "modern"]
+_R = TypeVar("_R", covariant=True)
+MaybeAwaitable = Awaitable[_R] | _R
+"""A callback's return: a coroutine function's awaitable or a plain function's value."""
+
+
+def _is_async(callback: object) -> bool:
+    return inspect.iscoroutinefunction(callback) or inspect.iscoroutinefunction(
+        getattr(callback, "__call__", None)  # noqa: B004  # a callable object's async __call__
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,44 +63,61 @@ class RequestContext:
 class ElicitationCallback(Protocol):
     """Answers `elicitation/create`: ask the person, return their answer (or an `ErrorData`)."""
 
-    async def __call__(
+    def __call__(
         self, context: RequestContext, params: types.ElicitRequestParams, /
-    ) -> types.ElicitResult | types.ErrorData: ...
+    ) -> MaybeAwaitable[types.ElicitResult | types.ErrorData]: ...
 
 
 class SamplingCallback(Protocol):
     """Answers `sampling/createMessage` with the client's LLM (or an `ErrorData`)."""
 
-    async def __call__(
+    def __call__(
         self, context: RequestContext, params: types.CreateMessageRequestParams, /
-    ) -> types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData: ...
+    ) -> MaybeAwaitable[types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData]: ...
 
 
 class ListRootsCallback(Protocol):
     """Answers `roots/list` with the client's roots (or an `ErrorData`)."""
 
-    async def __call__(self, context: RequestContext, /) -> types.ListRootsResult | types.ErrorData: ...
+    def __call__(
+        self, context: RequestContext, /
+    ) -> MaybeAwaitable[types.ListRootsResult | types.ErrorData]: ...
 
 
 class LoggingCallback(Protocol):
     """Receives every `notifications/message` the server sends."""
 
-    async def __call__(self, params: types.LoggingMessageNotificationParams, /) -> None: ...
+    def __call__(self, params: types.LoggingMessageNotificationParams, /) -> MaybeAwaitable[None]: ...
 
 
 class ProgressCallback(Protocol):
     """Receives the progress a server reports for one request (`call_tool(..., progress_callback=)`)."""
 
-    async def __call__(self, progress: float, total: float | None, message: str | None, /) -> None: ...
+    def __call__(
+        self, progress: float, total: float | None, message: str | None, /
+    ) -> MaybeAwaitable[None]: ...
 
 
 class MessageHandler(Protocol):
     """Receives every notification the server sends (progress, log messages, list changes)."""
 
-    async def __call__(self, notification: types.ServerNotification, /) -> None: ...
+    def __call__(self, notification: types.ServerNotification, /) -> MaybeAwaitable[None]: ...
 
 
 _T = TypeVar("_T")
+
+
+async def invoke(callback: Callable[..., MaybeAwaitable[_T]], *args: Any) -> _T:
+    """Call a callback: a coroutine function is awaited; a plain function runs on a worker
+    thread (so it may block, e.g. on `input()`), and an awaitable it returns is awaited."""
+    if _is_async(callback):
+        return await cast("Awaitable[_T]", callback(*args))
+    result = await anyio.to_thread.run_sync(functools.partial(callback, *args))
+    if inspect.isawaitable(result):
+        return await cast("Awaitable[_T]", result)
+    return result
+
+
 _elicit_params: TypeAdapter[types.ElicitRequestParams] = TypeAdapter(types.ElicitRequestParams)
 _sampling_params = TypeAdapter(types.CreateMessageRequestParams)
 _AnswerModel = types.ElicitResult | types.CreateMessageResult | types.CreateMessageResultWithTools
@@ -126,9 +160,9 @@ class Callbacks:
             logger.debug("dropping a notification this client does not understand: %s", method)
             return
         if self.logging is not None and isinstance(notification, types.LoggingMessageNotification):
-            await self.logging(notification.params)
+            await invoke(self.logging, notification.params)
         if self.message_handler is not None:
-            await self.message_handler(notification)
+            await invoke(self.message_handler, notification)
 
 
 async def answer_server_request(
@@ -144,11 +178,11 @@ async def answer_server_request(
     if method == "ping":
         return {}
     if method == "elicitation/create" and callbacks.elicitation is not None:
-        answer = await callbacks.elicitation(context, _parse(_elicit_params, method, params))
+        answer = await invoke(callbacks.elicitation, context, _parse(_elicit_params, method, params))
     elif method == "sampling/createMessage" and callbacks.sampling is not None:
-        answer = await callbacks.sampling(context, _parse(_sampling_params, method, params))
+        answer = await invoke(callbacks.sampling, context, _parse(_sampling_params, method, params))
     elif method == "roots/list" and callbacks.list_roots is not None:
-        answer = await callbacks.list_roots(context)
+        answer = await invoke(callbacks.list_roots, context)
     else:
         msg = f"This client cannot answer {method!r}: it was not given a callback for it"
         raise MCPError(METHOD_NOT_FOUND, msg, method)

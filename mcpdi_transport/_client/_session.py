@@ -27,6 +27,7 @@ from mcpdi_transport._client._callbacks import (
     ProgressCallback,
     RequestContext,
     answer_server_request,
+    invoke,
 )
 from mcpdi_transport._client._channel import (
     Channel,
@@ -100,7 +101,8 @@ class ClientSession:
             if callback is not None and isinstance(progress, int | float):
                 total = params.get("total")
                 message = params.get("message")
-                await callback(
+                await invoke(
+                    callback,
                     progress,
                     total if isinstance(total, int | float) else None,
                     message if isinstance(message, str) else None,

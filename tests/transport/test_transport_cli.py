@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from inline_snapshot import snapshot
+from transport_cli_processes import StderrLines, start, stop
 
 from mcpdi_transport._listen import bind_socket
 
@@ -56,8 +59,8 @@ def test_an_import_error_in_the_file_is_one_line(tmp_path: Path) -> None:
     assert mcpdi("run", "broken.py", cwd=tmp_path) == snapshot(
         (
             1,
-            "mcpdi: cannot import broken.py (line 2): ModuleNotFoundError: "
-            "No module named 'module_that_does_not_exist'\n",
+            "mcpdi: cannot import broken.py (line 2: import module_that_does_not_exist): "
+            "ModuleNotFoundError: No module named 'module_that_does_not_exist'\n",
         )
     )
 
@@ -65,7 +68,7 @@ def test_an_import_error_in_the_file_is_one_line(tmp_path: Path) -> None:
 def test_a_syntax_error_in_the_file_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "typo.py").write_text("def broken(:\n")
     assert mcpdi("run", "typo.py", cwd=tmp_path) == snapshot(
-        (1, "mcpdi: cannot import typo.py (line 1): SyntaxError: invalid syntax\n")
+        (1, "mcpdi: cannot import typo.py (line 1: def broken(:): SyntaxError: invalid syntax\n")
     )
 
 
@@ -105,34 +108,134 @@ async def describe(title: str, text: Annotated[str, Resolve(label)]) -> str:
 """
 
 
-def test_graph_prints_the_resolvers_of_a_tool_in_run_order(tmp_path: Path) -> None:
-    (tmp_path / "shop.py").write_text(SHOP)
+def graph(*arguments: str, cwd: Path) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "mcpdi_transport", "graph", "shop.py", "describe"],
-        cwd=tmp_path,
+        [sys.executable, "-m", "mcpdi_transport", "graph", *arguments],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
     )
-    assert done.stdout == snapshot(
-        """\
+    return done.stdout
+
+
+def test_graph_prints_the_resolvers_of_a_tool_in_run_order(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    assert graph("shop.py", "describe", cwd=tmp_path) == snapshot("""\
 tool describe (shop.py:17)
 arguments: title
-1. stock (shop.py:9, async)
+worst-case rounds: 0
+client capabilities: -
+1. stock (shop.py:9) async, scope round
      title <- argument title
-2. label (shop.py:13, sync)
+2. label (shop.py:13) sync, scope round
      title <- argument title
-     copies <- stock
+     copies <- resolver stock
 describe
      title <- argument title
-     text <- label
-"""
-    )
+     text <- resolver label
+""")
+
+
+def test_graph_draws_mermaid(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    assert graph("shop.py", "describe", "--format", "mermaid", cwd=tmp_path) == snapshot("""\
+flowchart TD
+    arg_title[/"title"/]
+    r7afb6303f7["stock<br/>scope round"]
+    r89e666d633["label<br/>scope round"]
+    root(["describe<br/>worst-case rounds: 0"])
+    arg_title --> r7afb6303f7
+    arg_title --> r89e666d633
+    r7afb6303f7 -->|copies| r89e666d633
+    arg_title --> root
+    r89e666d633 -->|text| root
+""")
+
+
+def test_graph_without_a_tool_explains_every_tool_as_json(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    body = json.loads(graph("shop.py", "--format", "json", cwd=tmp_path))
+    assert body["server"] == "shop"
+    assert [tool["name"] for tool in body["tools"]] == ["describe"]
+    assert [r["name"] for r in body["tools"][0]["resolvers"]] == ["stock", "label"]
+    assert body["tools"][0]["worstCaseRounds"] == 0
 
 
 def test_graph_of_an_unknown_tool_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "shop.py").write_text(SHOP)
     assert mcpdi("graph", "shop.py", "nope", cwd=tmp_path) == snapshot(
         (1, "mcpdi: shop.py has no tool named 'nope'\n")
+    )
+
+
+def test_an_error_raised_deeper_names_the_failing_frame_and_its_code(tmp_path: Path) -> None:
+    (tmp_path / "helper.py").write_text("def compute():\n    return 1 / 0\n\n\nvalue = compute()\n")
+    (tmp_path / "app.py").write_text("from mcpdi import MCPServer\n\nimport helper\n")
+    assert mcpdi("run", "app.py", cwd=tmp_path) == snapshot(
+        (
+            1,
+            "mcpdi: cannot import app.py (line 3: import helper): ZeroDivisionError: division by zero\n"
+            "  raised at helper.py:2 in compute: return 1 / 0\n",
+        )
+    )
+
+
+def test_version_prints_the_package_version(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpdi_transport", "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0
+    assert re.fullmatch(r"mcpdi \d+\.\d+\.\d+\S*\n", done.stdout)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "complaint"),
+    [
+        ("--port", "99999", "argument --port: 99999 is not a TCP port; use 1-65535 (or 0 for any free port)"),
+        ("--port", "http", "argument --port: not a port number: 'http'"),
+        ("--log-level", "loud", "argument --log-level: invalid choice: 'loud'"),
+    ],
+)
+def test_an_impossible_option_is_an_error_not_a_default(
+    tmp_path: Path, option: str, value: str, complaint: str
+) -> None:
+    code, stderr = mcpdi("run", str(SERVER_FILE), "--transport", "http", option, value, cwd=tmp_path)
+    assert code == 2
+    assert complaint in stderr.splitlines()[-1]
+
+
+def test_run_over_http_prints_the_url_it_serves(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    process = start(
+        "run", "shop.py", "--transport", "http", "--port", "0", "--log-level", "warning", cwd=tmp_path
+    )
+    lines = StderrLines(process)
+    try:
+        line = lines.until("Serving").splitlines()[-1]
+    finally:
+        stop(process)
+        lines.join()
+    assert re.fullmatch(r"Serving shop on http://127\.0\.0\.1:\d+/mcp", line), line
+
+
+def test_reload_restarts_the_server_when_its_file_changes(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    process = start("run", "shop.py", "--transport", "http", "--port", "0", "--reload", cwd=tmp_path)
+    lines = StderrLines(process)
+    try:
+        lines.until("Serving shop on")
+        (tmp_path / "shop.py").write_text(SHOP.replace('MCPServer("shop")', 'MCPServer("shop2")'))
+        after = lines.until("Serving shop2 on")
+    finally:
+        stop(process)
+        lines.join()
+    assert "Reloading: shop.py changed" in after
+
+
+def test_reload_needs_http(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    assert mcpdi("run", "shop.py", "--reload", cwd=tmp_path) == snapshot(
+        (1, "mcpdi: --reload needs --transport http: on stdio a restart would cut the client's stream\n")
     )

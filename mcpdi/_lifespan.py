@@ -1,0 +1,42 @@
+"""Checking `lifespan=` when a server is built: a generator that is not an async context manager."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from mcpdi.engine import InvalidSignature
+
+__all__ = ("check_lifespan",)
+
+
+def _where(fn: Any) -> str:
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+
+
+def check_lifespan(lifespan: Any) -> None:
+    """Refuse, with the fix, a lifespan that cannot be entered with `async with lifespan(server)`."""
+    if lifespan is None:
+        return
+    if not callable(lifespan):
+        msg = (
+            f"lifespan= takes a function of the server, got {lifespan!r} (of type {type(lifespan).__name__})"
+        )
+        raise TypeError(msg)
+    name = getattr(lifespan, "__qualname__", repr(lifespan))
+    wrapped = getattr(lifespan, "__wrapped__", None)
+    if inspect.isgeneratorfunction(lifespan):
+        fix = "write it as `async def` and decorate it with @contextlib.asynccontextmanager"
+    elif wrapped is not None and inspect.isgeneratorfunction(wrapped):
+        fix = "replace @contextmanager with @asynccontextmanager and write it as `async def`"
+    elif inspect.isasyncgenfunction(lifespan):
+        fix = "decorate it with @contextlib.asynccontextmanager"
+    else:
+        return
+    kind = "an async generator" if inspect.isasyncgenfunction(lifespan) else "a sync generator"
+    msg = (
+        f"lifespan {name}{_where(lifespan)} is {kind}, but the server enters its lifespan with "
+        f"`async with lifespan(server) as value`; {fix}."
+    )
+    raise InvalidSignature(msg, function=lifespan)

@@ -1,0 +1,122 @@
+"""`MCPServer.call_tool`'s path: the server's `tools/call` handler called with models, no JSON-RPC.
+
+What a transport adds around the handler (framing, the envelope, dumping the result to a dict
+and sieving it) is the runner's subject, tested with `ScriptedClient`; a test that calls a
+tool wants its `CallToolResult`, as cheaply as the tool allows. The handler, its context, the
+multi-round loop of 2026-07-28 and the mid-call questions of the handshake era are the real ones.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from mcp_types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ClientCapabilities,
+    Implementation,
+    InputRequiredResult,
+)
+from pydantic import ValidationError
+
+from mcpdi.lowlevel._connection import Connection
+from mcpdi.lowlevel._context import ServerRequestContext
+from mcpdi.lowlevel._errors import INVALID_PARAMS, METHOD_NOT_FOUND, MCPError
+from mcpdi.lowlevel._server import Server
+from mcpdi.testing._memory import ALL_CAPABILITIES, MODERN, Script, ScriptedPeer, wire_answer
+from mcpdi.testing._session import session_of
+
+__all__ = ("call_tool_directly",)
+
+_CLIENT_INFO = Implementation(name="in-memory", version="0")
+_IDS = itertools.count(1)
+
+
+class _Client:
+    """What one protocol version and set of capabilities fix for every call: parsed once."""
+
+    __slots__ = ("capabilities", "stream", "version")
+
+    def __init__(self, version: str, capabilities: Mapping[str, Any]) -> None:
+        self.version = version
+        self.capabilities = ClientCapabilities.model_validate(dict(capabilities))
+        self.stream: Connection | None = None
+        if version < MODERN:
+            stream = Connection.for_stream()
+            stream.era = "legacy"
+            stream.protocol_version = version
+            stream.client_capabilities = self.capabilities
+            stream.client_info = _CLIENT_INFO
+            stream.initialized = True
+            self.stream = stream
+
+
+_CLIENTS: dict[tuple[str, str | None], _Client] = {}
+
+
+def _client(version: str, capabilities: Mapping[str, Any] | None) -> _Client:
+    key = (version, None if capabilities is None else json.dumps(capabilities, sort_keys=True, default=str))
+    client = _CLIENTS.get(key)
+    if client is None:
+        if len(_CLIENTS) > 64:
+            _CLIENTS.clear()
+        client = _CLIENTS[key] = _Client(version, ALL_CAPABILITIES if capabilities is None else capabilities)
+    return client
+
+
+def _wire(value: Any) -> dict[str, Any]:
+    return value.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+async def call_tool_directly(
+    server: Any,
+    lowlevel: Server[Any],
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    script: Script,
+    protocol_version: str,
+    capabilities: Mapping[str, Any] | None,
+    headers: Mapping[str, str] | None,
+    max_rounds: int = 10,
+) -> CallToolResult:
+    """Call `name` through `lowlevel`'s `tools/call` handler with the lifespan of `server`'s session."""
+    runner = await session_of(server).runner()
+    entry = lowlevel.handler_for("tools/call")
+    if entry is None:
+        raise MCPError(METHOD_NOT_FOUND, "Method not found: tools/call")
+    client = _client(protocol_version, capabilities)
+    modern = client.stream is None
+    peer = ScriptedPeer(script, headers)
+    try:
+        params = CallToolRequestParams(name=name, arguments=dict(arguments))
+    except ValidationError as error:
+        raise MCPError(INVALID_PARAMS, f"Invalid params for tools/call: {error}") from None
+    for _ in range(max_rounds):
+        context = ServerRequestContext(
+            lifespan_context=runner.lifespan_context,
+            protocol_version=client.version,
+            era="modern" if modern else "legacy",
+            method="tools/call",
+            request_id=next(_IDS),
+            meta=None,
+            client_capabilities=client.capabilities,
+            client_info=_CLIENT_INFO,
+            connection=Connection.for_modern_request() if client.stream is None else client.stream,
+            peer=peer,
+        )
+        result = await entry.handler(context, params)
+        if not isinstance(result, InputRequiredResult):
+            return result
+        answers: dict[str, Any] = {}
+        for key, request in (result.input_requests or {}).items():
+            asked = _wire(request)
+            answers[key] = wire_answer(script(key, asked["method"], asked.get("params")))
+        params = CallToolRequestParams(
+            name=name, arguments=dict(arguments), input_responses=answers, request_state=result.request_state
+        )
+    msg = f"tool {name!r} still asked for input after {max_rounds} rounds"
+    raise AssertionError(msg)
