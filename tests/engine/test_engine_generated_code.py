@@ -41,7 +41,8 @@ async def test_a_traceback_shows_the_generated_line_under_the_plans_own_file_and
     with pytest.raises(LookupError) as error:
         await plan.run({"title": "Dune"})
     (frame,) = generated_frames(error.value)
-    assert frame.filename == "<mcpdi plan order_book>"
+    # Another plan of the same name compiled earlier in the process takes the next number.
+    assert re.fullmatch(r"<mcpdi plan order_book( #\d+)?>", frame.filename)
     assert frame.name == "order_book"
     assert frame.line == "return await _f1(a0, v0)"
     assert frame.line in plan.source

@@ -142,12 +142,12 @@ def test_the_worst_case_is_the_longest_chain_of_dependent_questions() -> None:
     assert explained.worst_case_rounds == 3
     assert [(node.name, node.asks, node.round) for node in explained.nodes] == [
         ("pick_size", ("elicitation/create",), 1),
-        ("price", (), None),
         ("pick_colour", ("elicitation/create",), 2),
         ("find_folder", ("roots/list",), 3),
+        ("price", (), None),  # it cannot ask and feeds no question: it waits for the last round
     ]
     assert explained.capabilities == ("elicitation", "roots")
-    assert explained.nodes[3].inputs[1].source == "context"
+    assert explained.nodes[2].inputs[1].source == "context"
 
 
 def test_max_rounds_refuses_a_graph_that_can_ask_longer() -> None:
@@ -173,7 +173,7 @@ def test_max_rounds_accepts_a_graph_within_it_and_rejects_nonsense() -> None:
 def test_plain_engine_plans_explain_their_question_classes() -> None:
     plan = compile_plan(order, context_types=(Context,))
     explained = explain(plan)
-    assert [node.asks for node in explained.nodes] == [("Elicit",), (), ("Elicit",), ("ListRoots",)]
+    assert [node.asks for node in explained.nodes] == [("Elicit",), ("Elicit",), ("ListRoots",), ()]
     assert explained.worst_case_rounds == 3
     assert explained.capabilities == ()
 
