@@ -159,6 +159,9 @@ def _parser() -> argparse.ArgumentParser:
     graph = commands.add_parser("graph", help="print a tool's resolver graph")
     graph.add_argument("target", help="path/to/server.py or path/to/server.py:object")
     graph.add_argument("tool", help="the tool's name")
+    dev = commands.add_parser("dev", help="serve a server file with a page to try it; reload on change")
+    dev.add_argument("target", help="path/to/server.py or path/to/server.py:object")
+    dev.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765; 0 picks one)")
     return parser
 
 
@@ -182,6 +185,20 @@ def _run(arguments: argparse.Namespace) -> None:
         raise CommandError(str(error)) from None
 
 
+def _dev(arguments: argparse.Namespace) -> None:
+    path, name = _split_target(arguments.target)
+    from mcpdi_transport._dev._run import run_dev
+    from mcpdi_transport._listen import CannotListen
+
+    def load() -> Any:
+        return find_server(load_module(path), path, name)
+
+    try:
+        run_dev(load, path, arguments.port, sys.stdout)
+    except CannotListen as error:
+        raise CommandError(str(error)) from None
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the `mcpdi` command."""
     arguments = _parser().parse_args(argv)
@@ -190,6 +207,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             _run(arguments)
         elif arguments.command == "graph":
             _graph(arguments)
+        elif arguments.command == "dev":
+            _dev(arguments)
     except CommandError as error:
         print(f"mcpdi: {error}", file=sys.stderr)
         raise SystemExit(1) from None
