@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -53,38 +52,37 @@ class ServerSlot:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.current.app(scope, receive, send)
 
-    async def run(self, changes: anyio.abc.ObjectReceiveStream[object] | None = None) -> None:
-        """Serve generations until cancelled: enter the first, then swap on each item of `changes`.
+    async def run(self, changes: AsyncIterator[object] | None = None) -> None:
+        """Serve generations until cancelled: start the first, then swap on each item of `changes`.
 
-        Without `changes`, the file itself is watched with `watchfiles`.
+        Without `changes`, the file itself is watched with `watchfiles`. Each generation's
+        lifespan lives in a task of its own, so one can end while the next is running.
         """
-        async with contextlib.AsyncExitStack() as outer:
-            stack = await outer.enter_async_context(contextlib.AsyncExitStack())
-            await stack.enter_async_context(_lifespan(self.current))
+        async with anyio.create_task_group() as group:
+            stop = await group.start(_hold, self.current)
             self.started.set()
             async for _ in changes if changes is not None else _file_changes(self.watched):
-                stack = await self._reload(stack)
-            await stack.aclose()
-
-    async def _reload(self, stack: contextlib.AsyncExitStack) -> contextlib.AsyncExitStack:
-        fresh = contextlib.AsyncExitStack()
-        try:
-            loaded = self._build(self._load(), self.current.generation + 1)
-            await fresh.enter_async_context(_lifespan(loaded))
-        except Exception as error:
-            await fresh.aclose()
-            self.reload_error = str(error) or type(error).__name__
-            logger.warning("mcpdi dev: reload failed, still serving the previous version: %s", error)
-            return stack
-        self.current, self.reload_error = loaded, None
-        logger.warning("mcpdi dev: reloaded %s (version %d)", self.watched, loaded.generation)
-        await stack.aclose()
-        return fresh
+                try:
+                    loaded = self._build(self._load(), self.current.generation + 1)
+                    next_stop = await group.start(_hold, loaded)
+                except (Exception, SystemExit) as error:  # a reload must never end the dev server
+                    self.reload_error = str(error) or type(error).__name__
+                    logger.warning("mcpdi dev: reload failed, still serving the previous version: %s", error)
+                    continue
+                self.current, self.reload_error = loaded, None
+                logger.warning("mcpdi dev: reloaded %s (version %d)", self.watched, loaded.generation)
+                stop.set()
+                stop = next_stop
+            group.cancel_scope.cancel()
 
 
-def _lifespan(loaded: Loaded) -> contextlib.AbstractAsyncContextManager[Any]:
+async def _hold(loaded: Loaded, *, task_status: anyio.abc.TaskStatus[anyio.Event]) -> None:
+    """Run `loaded`'s lifespan until the event handed to the starter is set."""
+    stop = anyio.Event()
     app: Any = loaded.app
-    return app.router.lifespan_context(app)
+    async with app.router.lifespan_context(app):
+        task_status.started(stop)
+        await stop.wait()
 
 
 async def _file_changes(path: Path) -> AsyncIterator[None]:
@@ -100,5 +98,9 @@ async def _file_changes(path: Path) -> AsyncIterator[None]:
     def is_target(_: object, changed: str) -> bool:
         return Path(changed).resolve() == target
 
-    async for _ in watchfiles.awatch(target.parent, watch_filter=is_target, debounce=200, step=50):
+    # watchfiles names trio's Event in a parameter type, which is unknown without trio installed.
+    changes = watchfiles.awatch(  # pyright: ignore[reportUnknownMemberType]
+        target.parent, watch_filter=is_target, debounce=200, step=50, recursive=False
+    )
+    async for _ in changes:
         yield None

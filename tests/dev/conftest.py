@@ -84,6 +84,13 @@ def bookshop_page_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
+def asking_page_url() -> Iterator[str]:
+    process, url = start_dev("tests/dev/dev_asking_server.py")
+    yield url
+    stop(process)
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing; install it with: {INSTALL}")
@@ -101,6 +108,7 @@ def browser() -> Iterator[Browser]:
 def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     opened = context.new_page()
+    opened.set_default_timeout(15_000)
     problems: list[str] = []
     opened.on("pageerror", lambda error: problems.append(str(error)))
     opened.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)

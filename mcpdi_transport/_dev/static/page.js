@@ -185,7 +185,8 @@ function select(kind, item, button) {
   selected = { kind, item };
   $("call").hidden = false;
   $("outcome").hidden = true;
-  $("call-title").textContent = item.name ?? item.uri;
+  const key = kind === "resource" ? item.uri : item.name;
+  $("call-title").textContent = key;
   $("call-description").textContent = item.description ?? "";
   let schema = { properties: {} };
   if (kind === "tool") schema = item.inputSchema;
@@ -195,7 +196,7 @@ function select(kind, item, button) {
   }
   selected.read = renderFields($("call-fields"), schema, "arg");
   const verb = { tool: "Call", prompt: "Get", resource: "Read" }[kind];
-  $("call-button").textContent = `${verb} ${item.name ?? item.uri}`;
+  $("call-button").textContent = `${verb} ${key}`;
   $("graph-section").hidden = kind !== "tool";
   if (kind === "tool") loadGraph(item.name);
 }
@@ -236,8 +237,10 @@ async function list(method, key, container, kind) {
   }
   if (!items.length) container.append(element("li", { class: "help", text: "none" }));
   for (const item of items) {
-    const button = element("button", { type: "button", "data-name": item.name ?? item.uri }, item.name ?? item.uri);
-    if (item.description) button.append(element("span", { class: "sub", text: item.description.split("\n")[0] }));
+    const key = kind === "resource" ? item.uri : item.name;
+    const button = element("button", { type: "button", "data-name": key }, key);
+    const about = [kind === "resource" && item.name !== item.uri ? item.name : "", item.description?.split("\n")[0]].filter(Boolean).join(": ");
+    if (about) button.append(element("span", { class: "sub", text: about }));
     button.addEventListener("click", () => select(kind, item, button));
     container.append(element("li", {}, button));
   }

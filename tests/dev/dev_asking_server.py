@@ -1,0 +1,48 @@
+"""A server for the dev page's tests: a resolver that samples, one that lists roots, a prompt, a resource."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcpdi import ListRoots, MCPServer, Resolve, Sample
+from mcpdi.types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
+
+mcp = MCPServer("Asking shop")
+
+
+def suggest_title(genre: str) -> Sample:
+    prompt = f"Suggest one {genre} book title. Answer with the title only."
+    return Sample(
+        [SamplingMessage(role="user", content=TextContent(type="text", text=prompt))], max_tokens=50
+    )
+
+
+def shared_folders() -> ListRoots:
+    return ListRoots()
+
+
+@mcp.tool()
+async def recommend_book(
+    genre: str, suggestion: Annotated[CreateMessageResult, Resolve(suggest_title)]
+) -> str:
+    """Recommend a book in the given genre."""
+    title = suggestion.content.text if suggestion.content.type == "text" else "the classics"
+    return f"Today's {genre} pick: {title} (by {suggestion.model})"
+
+
+@mcp.tool()
+async def list_shelves(roots: Annotated[ListRootsResult, Resolve(shared_folders)]) -> str:
+    """Name the folders the client shares."""
+    return "Shelves: " + ", ".join(str(root.uri) for root in roots.roots)
+
+
+@mcp.prompt()
+def review(title: str) -> str:
+    """Ask for a short review of a book."""
+    return f"Write a two-line review of {title}."
+
+
+@mcp.resource("books://catalogue")
+def catalogue() -> str:
+    """Every title in the shop."""
+    return "Dune\nNeuromancer"
