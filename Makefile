@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,bench]'
 	touch $(STAMP)
 
-.PHONY: demo test bench lint
+.PHONY: demo test bench lint browser
 demo: $(STAMP)
 	$(PY) examples/demo.py
 
@@ -20,7 +20,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/pyright
 
-test: lint
+# The dev page's tests drive Debian's chromium through Playwright; installs both when missing.
+browser: $(STAMP)
+	PY=$(PY) sh tests/dev/setup_browser.sh
+
+test: lint browser
 	$(PY) -m pytest
 
 bench: $(STAMP)

@@ -12,4 +12,4 @@ fi
 if ! "$PY" -c "import playwright" 2>/dev/null; then
     "$PY" -m pip install --quiet 'playwright>=1.40'
 fi
-/usr/bin/chromium --version
+/usr/bin/chromium --version 2>/dev/null
