@@ -70,10 +70,13 @@ def stop(process: subprocess.Popen[str]) -> str:
     """End the process; what it printed after its URL."""
     process.terminate()
     try:
-        return process.communicate(timeout=10)[0]
+        process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         process.kill()
-        return process.communicate(timeout=10)[0]
+        process.wait(timeout=10)
+    assert process.stdout is not None
+    with process.stdout:
+        return process.stdout.read()
 
 
 @pytest.fixture(scope="module")

@@ -111,11 +111,22 @@ def test_a_call_can_be_made_with_the_keyboard_alone(page: Page, bookshop_page_ur
             break
     expect(target).to_be_focused()
     page.keyboard.press("Enter")
-    page.keyboard.press("Tab")  # skipping the other tools would take more presses: use the label's field
-    title = page.get_by_label("Title")
-    title.focus()
+    expect(page.get_by_label("Title")).to_be_focused()
     page.keyboard.type("Dune")
     page.keyboard.press("Enter")
     expect(page.locator("#outcome-body pre.content")).to_have_text(
         "Reserved 'Dune' (6 copies left).", timeout=WAIT_MS
+    )
+
+    order = page.locator('#tools button[data-name="order_book"]')
+    order.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.type("Neuromancer")
+    page.keyboard.press("Enter")
+    confirm = page.locator("#asking").get_by_role("checkbox", name="Confirm")
+    expect(confirm).to_be_focused(timeout=WAIT_MS)
+    page.keyboard.press("Space")
+    page.keyboard.press("Enter")
+    expect(page.locator("#outcome-body pre.content")).to_have_text(
+        "Backordered 'Neuromancer'; it ships in 2-3 weeks.", timeout=WAIT_MS
     )

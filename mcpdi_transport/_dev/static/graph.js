@@ -2,7 +2,7 @@
 // left, the tool on the right; resolvers that can ask are marked.
 
 const SVG = "http://www.w3.org/2000/svg";
-const WIDTH = 170, HEIGHT = 40, GAP_X = 60, GAP_Y = 18, PAD = 10;
+const WIDTH = 170, HEIGHT = 40, GAP_X = 60, GAP_Y = 18, PAD = 10, ARC = 22;
 
 function svg(tag, attributes = {}, text) {
   const node = document.createElementNS(SVG, tag);
@@ -32,11 +32,14 @@ export function drawGraph(container, graph) {
   const depth = depths(graph);
   const columns = [];
   for (const node of graph.nodes) (columns[depth.get(node.id)] ??= []).push(node);
+  // An edge that skips columns arcs above the nodes it passes, higher the more it skips.
+  const span = (edge) => depth.get(edge.target) - depth.get(edge.source);
+  const top = PAD + 20 + ARC * Math.max(0, ...graph.edges.map((e) => span(e) - 1));
   const place = new Map();
-  columns.forEach((column, x) => column.forEach((node, y) => place.set(node.id, { x: PAD + x * (WIDTH + GAP_X), y: PAD + 20 + y * (HEIGHT + GAP_Y) })));
+  columns.forEach((column, x) => column.forEach((node, y) => place.set(node.id, { x: PAD + x * (WIDTH + GAP_X), y: top + y * (HEIGHT + GAP_Y) })));
   const rows = Math.max(...columns.map((c) => c?.length ?? 0));
   const width = PAD * 2 + columns.length * (WIDTH + GAP_X) - GAP_X;
-  const height = PAD * 2 + 20 + rows * (HEIGHT + GAP_Y);
+  const height = top + PAD + rows * (HEIGHT + GAP_Y);
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, width, height, role: "img", "aria-labelledby": "graph-desc" });
   const asking = graph.nodes.filter((n) => n.asks).map((n) => n.label);
   root.append(svg("title", { id: "graph-desc" }, `Resolver graph of ${graph.tool}` + (asking.length ? `; can ask: ${asking.join(", ")}` : "")));
@@ -50,7 +53,14 @@ export function drawGraph(container, graph) {
     const from = place.get(edge.source), to = place.get(edge.target);
     const x1 = from.x + WIDTH, y1 = from.y + HEIGHT / 2, x2 = to.x, y2 = to.y + HEIGHT / 2;
     const bend = (x2 - x1) / 2;
-    const path = svg("path", { class: "edge", d: `M ${x1} ${y1} C ${x1 + bend} ${y1}, ${x2 - bend} ${y2}, ${x2} ${y2}`, "marker-end": "url(#arrow)" });
+    let d = `M ${x1} ${y1} C ${x1 + bend} ${y1}, ${x2 - bend} ${y2}, ${x2} ${y2}`;
+    if (span(edge) > 1) {
+      const lift = Math.min(from.y, to.y) - ARC * (span(edge) - 1);
+      const shift = 14 * (span(edge) - 2);  // arcs of different lengths leave and land apart
+      const [sx, tx] = [from.x + WIDTH / 2 + shift, to.x + WIDTH / 2 - shift];
+      d = `M ${sx} ${from.y} C ${sx} ${lift}, ${tx} ${lift}, ${tx} ${to.y}`;
+    }
+    const path = svg("path", { class: "edge", d, "marker-end": "url(#arrow)" });
     path.append(svg("title", {}, `${edge.parameter}`));
     root.append(path);
   }

@@ -199,6 +199,8 @@ function select(kind, item, button) {
   $("call-button").textContent = `${verb} ${key}`;
   $("graph-section").hidden = kind !== "tool";
   if (kind === "tool") loadGraph(item.name);
+  // Straight on to the first field (or the button), so a keyboard user can type at once.
+  ($("call-fields").querySelector("input, select, textarea") ?? $("call-button")).focus();
 }
 
 async function loadGraph(name) {
