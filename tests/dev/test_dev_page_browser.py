@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.slow
 
 ERAS = ["2025-11-25", "2026-07-28"]
+ROOT = Path(__file__).resolve().parents[2]
 WAIT_MS = 15_000
 
 
@@ -57,6 +58,8 @@ def test_order_book_asks_the_person_and_orders_after_a_confirm(
     from playwright.sync_api import expect
 
     open_page(page, bookshop_page_url, era)
+    expect(page.get_by_label("Roots sent when asked")).to_have_value(ROOT.joinpath("examples").as_uri())
+    page.get_by_label("Roots sent when asked").fill("file:///srv/bookshop")
     call_tool(page, "order_book", "Neuromancer")
     asking = page.locator("#asking")
     expect(asking).to_be_visible(timeout=WAIT_MS)
