@@ -128,6 +128,7 @@ def build_dev_app(slot: ServerSlot, *, host: str = "127.0.0.1") -> Starlette:
             try:
                 yield
             finally:
+                slot.stop_watching()
                 group.cancel_scope.cancel()
 
     app = Starlette(

@@ -39,7 +39,11 @@ async def serve_dev(
     from mcpdi_transport._dev._app import MCP_PATH, build_dev_app
     from mcpdi_transport._dev._slot import ServerSlot
 
-    slot = ServerSlot(load, watched, host=DEV_HOST)
+    def report(line: str) -> None:
+        if out is not None:
+            print(f"mcpdi dev: {line}", file=out, flush=True)
+
+    slot = ServerSlot(load, watched, host=DEV_HOST, report=report)
     sock = bind_socket(DEV_HOST, port)
     bound: int = sock.getsockname()[1]
     config = uvicorn.Config(build_dev_app(slot, host=DEV_HOST), log_level=log_level, lifespan="on")

@@ -37,13 +37,26 @@ class ServerSlot:
     each is entered and exited in the same task.
     """
 
-    def __init__(self, load: Callable[[], Any], watched: Path, *, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        load: Callable[[], Any],
+        watched: Path,
+        *,
+        host: str = "127.0.0.1",
+        report: Callable[[str], None] = logger.info,
+    ) -> None:
         self._load = load
         self._host = host
+        self._report = report
         self.watched = watched
         self.reload_error: str | None = None
         self.current: Loaded = self._build(load(), 1)
         self.started = anyio.Event()
+        self._stop_watching = anyio.Event()
+
+    def stop_watching(self) -> None:
+        """End the watch promptly (watchfiles waits in a thread that only this event reaches)."""
+        self._stop_watching.set()
 
     def _build(self, server: Any, generation: int) -> Loaded:
         app = build_http_app(server, host=self._host)
@@ -61,16 +74,18 @@ class ServerSlot:
         async with anyio.create_task_group() as group:
             stop = await group.start(_hold, self.current)
             self.started.set()
-            async for _ in changes if changes is not None else _file_changes(self.watched):
+            async for _ in (
+                changes if changes is not None else _file_changes(self.watched, self._stop_watching)
+            ):
                 try:
                     loaded = self._build(self._load(), self.current.generation + 1)
                     next_stop = await group.start(_hold, loaded)
                 except (Exception, SystemExit) as error:  # a reload must never end the dev server
                     self.reload_error = str(error) or type(error).__name__
-                    logger.warning("mcpdi dev: reload failed, still serving the previous version: %s", error)
+                    self._report(f"reload failed, still serving version {self.current.generation}: {error}")
                     continue
                 self.current, self.reload_error = loaded, None
-                logger.warning("mcpdi dev: reloaded %s (version %d)", self.watched, loaded.generation)
+                self._report(f"reloaded {self.watched} (version {loaded.generation})")
                 stop.set()
                 stop = next_stop
             group.cancel_scope.cancel()
@@ -85,7 +100,7 @@ async def _hold(loaded: Loaded, *, task_status: anyio.abc.TaskStatus[anyio.Event
         await stop.wait()
 
 
-async def _file_changes(path: Path) -> AsyncIterator[None]:
+async def _file_changes(path: Path, stop: anyio.Event) -> AsyncIterator[None]:
     """One item per burst of changes to `path`.
 
     The directory is watched, not the file: editors that save by writing a new file and
@@ -100,7 +115,7 @@ async def _file_changes(path: Path) -> AsyncIterator[None]:
 
     # watchfiles names trio's Event in a parameter type, which is unknown without trio installed.
     changes = watchfiles.awatch(  # pyright: ignore[reportUnknownMemberType]
-        target.parent, watch_filter=is_target, debounce=200, step=50, recursive=False
+        target.parent, watch_filter=is_target, debounce=200, step=50, recursive=False, stop_event=stop
     )
     async for _ in changes:
         yield None

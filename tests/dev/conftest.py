@@ -7,7 +7,6 @@ import re
 import selectors
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -118,13 +117,3 @@ def page(browser: Browser) -> Iterator[Page]:
     yield opened
     context.close()
     assert problems == []
-
-
-def wait_until(condition: object, timeout: float = 20) -> None:
-    """Poll `condition()` until it is true, at most `timeout` seconds (for the process-level tests)."""
-    deadline = time.monotonic() + timeout
-    while not condition():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            msg = f"still false after {timeout} s"
-            raise TimeoutError(msg)
-        time.sleep(0.05)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -63,3 +64,12 @@ def test_the_page_url_and_the_watched_file_are_printed_and_the_named_object_is_s
     rest = stop(process)
     assert status["server"] == "Second"
     assert rest.startswith("mcpdi dev: watching two.py for changes; Ctrl-C stops\n")
+
+
+def test_ctrl_c_ends_the_dev_server_cleanly(tmp_path: Path) -> None:
+    (tmp_path / "shop.py").write_text("from mcpdi import MCPServer\nmcp = MCPServer('Shop')\n")
+    process, _ = start_dev("shop.py", cwd=tmp_path)
+    process.send_signal(signal.SIGINT)
+    code = process.wait(timeout=20)
+    rest = stop(process)
+    assert (code, rest) == (0, "mcpdi dev: watching shop.py for changes; Ctrl-C stops\n")

@@ -61,4 +61,8 @@ def test_a_saved_change_is_listed_and_called_and_a_broken_save_is_reported(
     finally:
         page.goto("about:blank")  # the page stops asking for the status before the server goes
         printed = stop(process)
-    assert "reload failed, still serving the previous version" in printed
+    assert printed.splitlines()[1:] == [
+        "mcpdi dev: reloaded shop.py (version 2)",
+        "mcpdi dev: reload failed, still serving version 2: cannot import shop.py (line 2): "
+        "SyntaxError: '(' was never closed",
+    ]
