@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from mcpdi import ListRoots, MCPServer, Resolve, Sample
+from mcpdi import ListRoots, MCPServer, Resolve, Sample, ToolError
 from mcpdi.types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
 
 mcp = MCPServer("Asking shop")
@@ -36,9 +36,21 @@ async def list_shelves(roots: Annotated[ListRootsResult, Resolve(shared_folders)
     return "Shelves: " + ", ".join(str(root.uri) for root in roots.roots)
 
 
+@mcp.tool()
+def hold_copies(count: int) -> dict[str, int]:
+    """Put copies aside; at most three."""
+    if count > 3:
+        msg = f"cannot hold {count} copies; at most 3"
+        raise ToolError(msg)
+    return {"held": count}
+
+
 @mcp.prompt()
 def review(title: str) -> str:
     """Ask for a short review of a book."""
+    if not title.strip():
+        msg = "a review needs a title"
+        raise ValueError(msg)
     return f"Write a two-line review of {title}."
 
 

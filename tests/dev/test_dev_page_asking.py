@@ -130,3 +130,45 @@ def test_a_call_can_be_made_with_the_keyboard_alone(page: Page, bookshop_page_ur
     expect(page.locator("#outcome-body pre.content")).to_have_text(
         "Backordered 'Neuromancer'; it ships in 2-3 weeks.", timeout=WAIT_MS
     )
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_tool_error_and_a_protocol_error_are_shown_as_errors(
+    page: Page, asking_page_url: str, era: str
+) -> None:
+    from playwright.sync_api import expect
+
+    open_page(page, asking_page_url, era)
+    page.locator('#tools button[data-name="hold_copies"]').click()
+    page.get_by_label("Count").fill("5")
+    page.get_by_role("button", name="Call hold_copies").click()
+    expect(page.locator("#outcome-body p.error")).to_have_text("The tool reported an error:", timeout=WAIT_MS)
+    expect(page.locator("#outcome-body pre.content")).to_have_text(
+        "Error executing tool hold_copies: cannot hold 5 copies; at most 3"
+    )
+
+    page.get_by_label("Count").fill("2")
+    page.get_by_role("button", name="Call hold_copies").click()
+    expect(page.locator("#outcome-body")).to_contain_text('"held": 2', timeout=WAIT_MS)
+
+    page.locator('#prompts button[data-name="review"]').click()
+    page.get_by_role("button", name="Get review").click()  # an empty title makes the prompt raise
+    expect(page.locator("#outcome-body p.error")).to_have_text(
+        "Error -32603: Error rendering prompt review", timeout=WAIT_MS
+    )
+
+
+def test_a_value_the_schema_cannot_take_is_refused_before_anything_is_sent(
+    page: Page, asking_page_url: str
+) -> None:
+    from playwright.sync_api import expect
+
+    open_page(page, asking_page_url, "2026-07-28")
+    page.locator('#tools button[data-name="hold_copies"]').click()
+    page.get_by_label("Count").fill("2.5")
+    page.get_by_role("button", name="Call hold_copies").click()
+    expect(page.locator("#outcome-body p.error")).to_have_text("Error: Count must be a whole number")
+    page.get_by_label("Count").fill("")
+    page.get_by_role("button", name="Call hold_copies").click()
+    expect(page.locator("#outcome-body p.error")).to_have_text("Error: Count is required")
+    expect(page.locator("#raw-log")).to_have_text("")

@@ -108,3 +108,34 @@ def test_declining_the_question_shows_the_error_that_names_the_parameter(
         timeout=WAIT_MS,
     )
     page.screenshot(path=tmp_path / "5-order-declined.png", full_page=True)
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_cancelling_a_question_the_tool_handles_itself_gives_its_answer(
+    page: Page, bookshop_page_url: str, era: str
+) -> None:
+    from playwright.sync_api import expect
+
+    open_page(page, bookshop_page_url, era)
+    call_tool(page, "order_or_suggest", "Neuromancer")
+    page.locator("#asking").get_by_role("button", name="Cancel").click()
+    expect(page.locator("#outcome-body pre.content")).to_have_text(
+        "No backorder for 'Neuromancer'; 'Dune' is in stock today.", timeout=WAIT_MS
+    )
+    expect(page.locator("#rounds")).to_contain_text("answered cancel")
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_header_parameter_is_mirrored_so_the_server_accepts_the_call(
+    page: Page, bookshop_page_url: str, era: str
+) -> None:
+    from playwright.sync_api import expect
+
+    open_page(page, bookshop_page_url, era)
+    page.locator('#tools button[data-name="stock_in_region"]').click()
+    page.get_by_label("Title").fill("Dune")
+    page.get_by_role("textbox", name="Region").fill("Zürich")  # not plain ASCII: sent Base64-encoded
+    page.get_by_role("button", name="Call stock_in_region").click()
+    expect(page.locator("#outcome-body pre.content")).to_have_text(
+        "Dune: 3 copies in Zürich.", timeout=WAIT_MS
+    )

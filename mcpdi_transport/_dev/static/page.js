@@ -10,7 +10,7 @@ const STATUS_EVERY_MS = 1500;
 let peer = null;
 let version = null;
 let selected = null;
-let traffic = [];
+let traffic = null;  // the messages of the call in progress or the last one; listing is not recorded
 
 function era() {
   return document.querySelector('input[name="era"]:checked').value;
@@ -41,6 +41,7 @@ function logRound(text) {
 function newPeer() {
   peer = new Peer(era(), {
     traffic: (direction, message) => {
+      if (traffic === null) return;
       traffic.push({ direction, message });
       $("raw-log").textContent = traffic.map((t) => `${t.direction === "sent" ? "→" : "←"} ${JSON.stringify(t.message)}`).join("\n");
     },
@@ -249,6 +250,8 @@ async function list(method, key, container, kind) {
 }
 
 async function refresh() {
+  traffic = null;
+  $("raw-log").textContent = "";
   newPeer();
   selected = null;
   $("call").hidden = true;
