@@ -112,6 +112,15 @@ def page(browser: Browser) -> Iterator[Page]:
     opened = context.new_page()
     opened.set_default_timeout(15_000)
     problems: list[str] = []
+    # The page loads nothing from elsewhere: any request off the loopback origin is a problem.
+    opened.on(
+        "request",
+        lambda request: (
+            None
+            if request.url.startswith(("http://127.0.0.1:", "data:", "about:"))
+            else problems.append(f"request to {request.url}")
+        ),
+    )
     opened.on("pageerror", lambda error: problems.append(str(error)))
     opened.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
     yield opened
