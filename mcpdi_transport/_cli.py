@@ -187,7 +187,7 @@ def _run(arguments: argparse.Namespace) -> None:
 
 def _dev(arguments: argparse.Namespace) -> None:
     path, name = _split_target(arguments.target)
-    from mcpdi_transport._dev._run import run_dev
+    from mcpdi_transport._dev._run import ServerDidNotStart, run_dev
     from mcpdi_transport._listen import CannotListen
 
     def load() -> Any:
@@ -197,6 +197,9 @@ def _dev(arguments: argparse.Namespace) -> None:
         run_dev(load, path, arguments.port, sys.stdout)
     except CannotListen as error:
         raise CommandError(str(error)) from None
+    except ServerDidNotStart as error:
+        msg = f"cannot start {path}: {error}"
+        raise CommandError(msg) from None
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncGenerator
 from importlib import resources
 from typing import Final
 
-import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -76,7 +73,7 @@ def _error(message: str, status_code: int) -> JSONResponse:
 def build_dev_app(slot: ServerSlot, *, host: str = "127.0.0.1") -> Starlette:
     """The dev page's app: `/` and `/static/*`, `/dev/status`, `/dev/graph/{tool}`, and `/mcp`.
 
-    Its lifespan runs `slot` (the server's own lifespan, reloads) for as long as the app runs.
+    The server's own lifespan is the slot's to run (`ServerSlot.run`), not this app's.
     """
     files = _static_files()
     policy = security_policy(host, dns_rebinding_protection=True, allowed_hosts=None, allowed_origins=None)
@@ -120,17 +117,6 @@ def build_dev_app(slot: ServerSlot, *, host: str = "127.0.0.1") -> Starlette:
             return _error(f"no tool named {name!r}", 404)
         return JSONResponse(describe_plan(tool.plan), headers={"cache-control": "no-store"})
 
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncGenerator[None]:
-        async with anyio.create_task_group() as group:
-            group.start_soon(slot.run)
-            await slot.started.wait()
-            try:
-                yield
-            finally:
-                slot.stop_watching()
-                group.cancel_scope.cancel()
-
     app = Starlette(
         routes=[
             Route("/", page, methods=["GET"]),
@@ -138,7 +124,6 @@ def build_dev_app(slot: ServerSlot, *, host: str = "127.0.0.1") -> Starlette:
             Route("/dev/status", status, methods=["GET"]),
             Route("/dev/graph/{tool}", graph, methods=["GET"]),
         ],
-        lifespan=lifespan,
     )
     app.add_middleware(_Front, policy=policy, slot=slot)
     return app

@@ -33,8 +33,7 @@ class ServerSlot:
 
     `load` is called once up front (its errors reach the caller) and again on every change
     of `watched`; a reload that fails keeps the previous generation serving and records the
-    error in `reload_error` for the page to show. `run` owns every generation's lifespan, so
-    each is entered and exited in the same task.
+    error in `reload_error` for the page to show. Each reload is told to `report`.
     """
 
     def __init__(
@@ -51,7 +50,6 @@ class ServerSlot:
         self.watched = watched
         self.reload_error: str | None = None
         self.current: Loaded = self._build(load(), 1)
-        self.started = anyio.Event()
         self._stop_watching = anyio.Event()
 
     def stop_watching(self) -> None:
@@ -65,18 +63,17 @@ class ServerSlot:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.current.app(scope, receive, send)
 
-    async def run(self, changes: AsyncIterator[object] | None = None) -> None:
-        """Serve generations until cancelled: start the first, then swap on each item of `changes`.
+    async def run(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Serve generations until cancelled or `stop_watching`: the first, then one per change of the file.
 
-        Without `changes`, the file itself is watched with `watchfiles`. Each generation's
-        lifespan lives in a task of its own, so one can end while the next is running.
+        Each generation's lifespan runs in a task of its own, so that one can end while the
+        next is already serving. The starter learns when the first one serves; if its
+        lifespan fails, the error propagates instead.
         """
         async with anyio.create_task_group() as group:
             stop = await group.start(_hold, self.current)
-            self.started.set()
-            async for _ in (
-                changes if changes is not None else _file_changes(self.watched, self._stop_watching)
-            ):
+            task_status.started()
+            async for _ in _file_changes(self.watched, self._stop_watching):
                 try:
                     loaded = self._build(self._load(), self.current.generation + 1)
                     next_stop = await group.start(_hold, loaded)

@@ -73,3 +73,23 @@ def test_ctrl_c_ends_the_dev_server_cleanly(tmp_path: Path) -> None:
     code = process.wait(timeout=20)
     rest = stop(process)
     assert (code, rest) == (0, "mcpdi dev: watching shop.py for changes; Ctrl-C stops\n")
+
+
+def test_a_lifespan_that_fails_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "life.py").write_text(
+        "from contextlib import asynccontextmanager\n"
+        "from mcpdi import MCPServer\n\n"
+        "@asynccontextmanager\n"
+        "async def lifespan(server):\n"
+        "    raise RuntimeError('the database is not reachable')\n"
+        "    yield\n\n"
+        "mcp = MCPServer('Life', lifespan=lifespan)\n"
+    )
+    assert mcpdi_dev("life.py", cwd=tmp_path) == snapshot(
+        (
+            1,
+            "",
+            "mcpdi: cannot start life.py: the server's lifespan failed: "
+            "RuntimeError: the database is not reachable\n",
+        )
+    )
