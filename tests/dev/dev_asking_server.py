@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
-from mcpdi import ListRoots, MCPServer, Resolve, Sample, ToolError
+from pydantic import BaseModel, Field
+
+from mcpdi import Elicit, ListRoots, MCPServer, Resolve, Sample, ToolError
 from mcpdi.types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
 
 mcp = MCPServer("Asking shop")
@@ -43,6 +45,24 @@ def hold_copies(count: int) -> dict[str, int]:
         msg = f"cannot hold {count} copies; at most 3"
         raise ToolError(msg)
     return {"held": count}
+
+
+class Wrapping(BaseModel):
+    paper: Literal["red", "green", "gold"] = Field(description="Paper colour")
+    ribbons: int = Field(ge=0, le=5)
+    card: bool = False
+    note: str = ""
+
+
+def ask_wrapping(title: str) -> Elicit[Wrapping]:
+    return Elicit(f"How should {title!r} be wrapped?", Wrapping)
+
+
+@mcp.tool()
+def gift_wrap(title: str, wrapping: Annotated[Wrapping, Resolve(ask_wrapping)]) -> str:
+    """Wrap a book as a gift."""
+    card = f", a card saying {wrapping.note!r}" if wrapping.card else ""
+    return f"{title} wrapped in {wrapping.paper} with {wrapping.ribbons} ribbon(s){card}."
 
 
 @mcp.prompt()

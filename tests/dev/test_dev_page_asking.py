@@ -172,3 +172,28 @@ def test_a_value_the_schema_cannot_take_is_refused_before_anything_is_sent(
     page.get_by_role("button", name="Call hold_copies").click()
     expect(page.locator("#outcome-body p.error")).to_have_text("Error: Count is required")
     expect(page.locator("#raw-log")).to_have_text("")
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_question_form_follows_the_requested_schema(page: Page, asking_page_url: str, era: str) -> None:
+    from playwright.sync_api import expect
+
+    open_page(page, asking_page_url, era)
+    page.locator('#tools button[data-name="gift_wrap"]').click()
+    page.get_by_label("Title").fill("Dune")
+    page.get_by_role("button", name="Call gift_wrap").click()
+    asking = page.locator("#asking")
+    expect(asking).to_contain_text("How should 'Dune' be wrapped?", timeout=WAIT_MS)
+    paper = asking.get_by_role("combobox", name="Paper")
+    expect(paper.locator("option")).to_have_text(["red", "green", "gold"])
+    paper.select_option(label="gold")
+    asking.get_by_role("spinbutton", name="Ribbons").fill("9")
+    asking.get_by_role("checkbox", name="Card").check()
+    asking.get_by_role("textbox", name="Note").fill("Happy reading")
+    asking.get_by_role("button", name="Accept").click()
+    expect(asking.get_by_role("alert")).to_have_text("Ribbons must be at most 5")  # still asking
+    asking.get_by_role("spinbutton", name="Ribbons").fill("2")
+    asking.get_by_role("button", name="Accept").click()
+    expect(page.locator("#outcome-body pre.content")).to_have_text(
+        "Dune wrapped in gold with 2 ribbon(s), a card saying 'Happy reading'.", timeout=WAIT_MS
+    )

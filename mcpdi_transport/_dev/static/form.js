@@ -49,7 +49,8 @@ export function renderFields(container, schema, prefix) {
         if (property.default !== undefined) input.value = JSON.stringify(property.default);
       } else {
         const type = kind === "string" ? "text" : "number";
-        input = element("input", { type, id, name, "aria-describedby": described, required: required.has(name), step: kind === "number" ? "any" : undefined });
+        const bounds = kind === "string" ? { minlength: property.minLength, maxlength: property.maxLength } : { min: property.minimum, max: property.maximum };
+        input = element("input", { type, id, name, "aria-describedby": described, required: required.has(name), step: kind === "number" ? "any" : undefined, ...bounds });
         if (property.default !== undefined && property.default !== null) input.value = String(property.default);
       }
       const label = element("label", { for: id, text: required.has(name) ? `${title} (required)` : title });
@@ -57,7 +58,7 @@ export function renderFields(container, schema, prefix) {
     }
     if (help) field.append(help);
     container.append(field);
-    readers.push(() => [name, readValue(input, kind, required.has(name), title)]);
+    readers.push(() => [name, readValue(input, kind, required.has(name), title, property)]);
   }
   return () => {
     const values = {};
@@ -69,7 +70,27 @@ export function renderFields(container, schema, prefix) {
   };
 }
 
-function readValue(input, kind, required, title) {
+// The schema's own bounds, checked here so that the person can correct a value before it is sent.
+function checkBounds(value, property, title) {
+  const at = (limit, word) => `${title} must be ${word} ${limit}`;
+  if (typeof value === "number") {
+    if (property.minimum !== undefined && value < property.minimum) throw new Error(at(property.minimum, "at least"));
+    if (property.maximum !== undefined && value > property.maximum) throw new Error(at(property.maximum, "at most"));
+    if (property.exclusiveMinimum !== undefined && value <= property.exclusiveMinimum) throw new Error(at(property.exclusiveMinimum, "more than"));
+    if (property.exclusiveMaximum !== undefined && value >= property.exclusiveMaximum) throw new Error(at(property.exclusiveMaximum, "less than"));
+  }
+  if (typeof value === "string") {
+    if (property.minLength !== undefined && value.length < property.minLength) throw new Error(at(`${property.minLength} characters`, "at least"));
+    if (property.maxLength !== undefined && value.length > property.maxLength) throw new Error(at(`${property.maxLength} characters`, "at most"));
+  }
+  return value;
+}
+
+function readValue(input, kind, required, title, property) {
+  return checkBounds(readRaw(input, kind, required, title), property, title);
+}
+
+function readRaw(input, kind, required, title) {
   if (kind === "boolean") return input.checked;
   const raw = input.value;
   if (raw === "") {

@@ -56,6 +56,7 @@ function newPeer() {
 // A server question, answered by the person through the asking panel (or, for roots, by the list).
 function answer(request, round) {
   const where = peer.era === "2026-07-28" ? `Round ${round}` : "During the call";
+  if (request.method === "ping") return Promise.resolve({});
   if (request.method === "roots/list") {
     const list = roots();
     logRound(`${where}: roots/list answered with ${list.length} root(s)`);
