@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
-INSTALL = "sh tests/dev/setup_browser.sh  (apt-get install -y chromium; pip install 'playwright>=1.40')"
+INSTALL = "make browser  (apt-get install -y chromium; pip install 'playwright>=1.40')"
 LAUNCH_ARGS = [
     "--headless",
     "--no-sandbox",
