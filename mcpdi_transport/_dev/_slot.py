@@ -60,6 +60,10 @@ class ServerSlot:
         app = build_http_app(server, host=self._host)
         return Loaded(generation, server, app)
 
+    def _reload_failed(self, reason: str) -> None:
+        self.reload_error = reason
+        self._report(f"reload failed, still serving version {self.current.generation}: {reason}")
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.current.app(scope, receive, send)
 
@@ -76,10 +80,13 @@ class ServerSlot:
             async for _ in _file_changes(self.watched, self._stop_watching):
                 try:
                     loaded = self._build(self._load(), self.current.generation + 1)
-                    next_stop = await group.start(_hold, loaded)
                 except (Exception, SystemExit) as error:  # a reload must never end the dev server
-                    self.reload_error = str(error) or type(error).__name__
-                    self._report(f"reload failed, still serving version {self.current.generation}: {error}")
+                    self._reload_failed(str(error) or type(error).__name__)
+                    continue
+                try:
+                    next_stop = await group.start(_hold, loaded)
+                except Exception as error:
+                    self._reload_failed(f"the server's lifespan failed: {type(error).__name__}: {error}")
                     continue
                 self.current, self.reload_error = loaded, None
                 self._report(f"reloaded {self.watched} (version {loaded.generation})")

@@ -187,6 +187,27 @@ async def test_a_changed_file_is_served_again_and_a_broken_one_keeps_the_last_go
     assert healed["reloadError"] is None
 
 
+async def test_a_reload_whose_lifespan_fails_keeps_the_last_good_version(tmp_path: Path) -> None:
+    path = tmp_path / "shop.py"
+    path.write_text(SHOP.replace("{name}", "hello"))
+    async with dev_server(path) as url, httpx2.AsyncClient(timeout=10) as client:
+        path.write_text(
+            "from contextlib import asynccontextmanager\n"
+            "from mcpdi import MCPServer\n\n"
+            "@asynccontextmanager\n"
+            "async def lifespan(server):\n"
+            "    raise RuntimeError('the database is not reachable')\n"
+            "    yield\n\n"
+            "mcp = MCPServer('Shop', lifespan=lifespan)\n"
+        )
+        await wait_for_status(client, url, lambda status: status["reloadError"] is not None)
+        status = (await client.get(f"{url}/dev/status")).json()
+        names = await tool_names(client, url)
+    assert (status["version"], status["reloadError"], names) == snapshot(
+        (1, "the server's lifespan failed: RuntimeError: the database is not reachable", ["hello"])
+    )
+
+
 async def test_a_legacy_session_ends_with_the_reload_and_the_next_one_sees_the_new_file(
     tmp_path: Path,
 ) -> None:
