@@ -139,3 +139,25 @@ def test_a_header_parameter_is_mirrored_so_the_server_accepts_the_call(
     expect(page.locator("#outcome-body pre.content")).to_have_text(
         "Dune: 3 copies in Zürich.", timeout=WAIT_MS
     )
+
+
+def test_leaving_the_handshake_era_ends_its_session(page: Page, bookshop_page_url: str) -> None:
+    from playwright.sync_api import expect
+
+    open_page(page, bookshop_page_url, "2025-11-25")
+    with page.expect_response(lambda response: response.request.method == "DELETE") as ended:
+        page.get_by_label("2026-07-28", exact=False).check()
+    response = ended.value
+    session = response.request.headers["mcp-session-id"]
+    stale = page.request.post(
+        f"{bookshop_page_url}mcp",
+        headers={
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            "mcp-session-id": session,
+            "mcp-protocol-version": "2025-11-25",
+        },
+        data='{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+    )
+    assert (response.status, stale.status) == (200, 404)
+    expect(page.locator("body")).to_have_attribute("data-ready", "2026-07-28")

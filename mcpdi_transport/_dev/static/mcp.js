@@ -137,6 +137,14 @@ export class Peer {
     await this.post({ jsonrpc: "2.0", method: "notifications/initialized" });
   }
 
+  // Ends the 2025-11-25 session, if one is open; the server forgets it at once.
+  close() {
+    if (this.era !== LEGACY || !this.session) return;
+    const headers = { "Mcp-Session-Id": this.session, "MCP-Protocol-Version": LEGACY };
+    this.session = null;
+    fetch(ENDPOINT, { method: "DELETE", headers, keepalive: true }).catch(() => {});
+  }
+
   envelope(params) {
     if (this.era === LEGACY) return params;
     const meta = {

@@ -253,6 +253,7 @@ async function list(method, key, container, kind) {
 async function refresh() {
   traffic = null;
   $("raw-log").textContent = "";
+  peer?.close();
   newPeer();
   selected = null;
   $("call").hidden = true;
@@ -291,6 +292,7 @@ async function watchStatus() {
 }
 
 $("call-form").addEventListener("submit", submit);
+window.addEventListener("pagehide", () => peer?.close());
 $("roots").addEventListener("input", showRoots);
 for (const radio of document.querySelectorAll('input[name="era"]')) radio.addEventListener("change", refresh);
 await watchStatus();
