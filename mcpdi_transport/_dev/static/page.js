@@ -281,6 +281,7 @@ async function watchStatus() {
     }
     if (version !== null && status.version !== version) {
       version = status.version;
+      peer.session = null;  // it ended with the previous version of the server
       await refresh();
       say(`Reloaded ${status.file} (version ${status.version})`);
     }
