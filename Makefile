@@ -32,7 +32,7 @@ $(STAMP_NEWEST): pyproject.toml
 	@$(PY_NEWEST) -m pip install --quiet -e '.[test,bench]'
 	@touch $(STAMP_NEWEST)
 
-.PHONY: demo test test-oldest test-newest test-3.12 bench lint docs docs-build system-packages
+.PHONY: demo test test-oldest test-newest test-3.12 bench lint docs docs-build system-packages browser
 demo: $(STAMP)
 	@echo "Starting the bookshop demo: a server on 127.0.0.1 and a client in both protocol eras"
 	$(PY) examples/demo.py
@@ -48,9 +48,12 @@ docs-build: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve -a 127.0.0.1:8001
 
-# Chromium, Redis and nginx from Debian, for the tests that drive them (installed when missing).
+# Chromium (the dev page's browser tests), Redis and nginx (scale-out) from Debian, for the tests
+# that drive them; installed when missing. `make browser` is the same step.
 system-packages:
 	bash .ci/system-packages.sh
+
+browser: system-packages
 
 test-oldest: $(STAMP) system-packages
 	$(PY) -m pytest

@@ -102,6 +102,9 @@ def _parser() -> argparse.ArgumentParser:
             client.add_argument("arguments", nargs="*", metavar="NAME=VALUE", help="a JSON value or text")
             client.add_argument("--json", help="the arguments as one JSON object")
         client.add_argument("--mode", default="auto", help="auto (default), legacy or 2026-07-28")
+    dev = commands.add_parser("dev", help="serve a server file with a page to try it; reload on change")
+    dev.add_argument("target", help="path/to/server.py or path/to/server.py:object")
+    dev.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765; 0 picks one)")
     return parser
 
 
@@ -230,6 +233,23 @@ def _client_command(arguments: argparse.Namespace) -> None:
         raise SystemExit(1)
 
 
+def _dev(arguments: argparse.Namespace) -> None:
+    path, name = _split_target(arguments.target)
+    from mcpdi_transport._dev._run import ServerDidNotStart, run_dev
+    from mcpdi_transport._listen import CannotListen
+
+    def load() -> Any:
+        return find_server(load_module(path), path, name)
+
+    try:
+        run_dev(load, path, arguments.port, sys.stdout)
+    except CannotListen as error:
+        raise CommandError(str(error)) from None
+    except ServerDidNotStart as error:
+        msg = f"cannot start {path}: {error}"
+        raise CommandError(msg) from None
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the `mcpdi` command."""
     given = list(sys.argv[1:] if argv is None else argv)
@@ -241,6 +261,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             _graph(arguments)
         elif arguments.command == "install":
             _install(arguments)
+        elif arguments.command == "dev":
+            _dev(arguments)
         else:
             _client_command(arguments)
     except CommandError as error:

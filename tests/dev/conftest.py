@@ -1,0 +1,128 @@
+"""Fixtures for the dev page: `mcpdi dev` as a real process, and Debian's Chromium driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+INSTALL = "make browser  (apt-get install -y chromium; pip install 'playwright>=1.40')"
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+URL = re.compile(r"mcpdi dev: (http://127\.0\.0\.1:\d+/)")
+
+
+def read_line(process: subprocess.Popen[str], timeout: float) -> str:
+    """The next line the process prints, waiting at most `timeout` seconds."""
+    assert process.stdout is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        if not selector.select(timeout):
+            msg = f"mcpdi dev printed nothing within {timeout} s"
+            raise TimeoutError(msg)
+    return process.stdout.readline()
+
+
+def start_dev(target: str, cwd: Path = ROOT) -> tuple[subprocess.Popen[str], str]:
+    """`mcpdi dev TARGET --port 0` in a fresh process, and the page URL it printed."""
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcpdi_transport", "dev", target, "--port", "0"],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=environment,
+    )
+    line = read_line(process, 60)
+    found = URL.search(line)
+    if found is None:
+        process.kill()
+        rest = process.communicate(timeout=10)[0]
+        msg = f"mcpdi dev did not print its URL: {line}{rest}"
+        raise AssertionError(msg)
+    return process, found.group(1)
+
+
+def stop(process: subprocess.Popen[str]) -> str:
+    """End the process; what it printed after its URL."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
+    assert process.stdout is not None
+    with process.stdout:
+        return process.stdout.read()
+
+
+@pytest.fixture(scope="module")
+def bookshop_page_url() -> Iterator[str]:
+    process, url = start_dev("examples/bookshop.py")
+    yield url
+    stop(process)
+
+
+@pytest.fixture(scope="module")
+def asking_page_url() -> Iterator[str]:
+    process, url = start_dev("tests/dev/dev_asking_server.py")
+    yield url
+    stop(process)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing; install it with: {INSTALL}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail(f"Playwright's Python package is missing; install it with: {INSTALL}")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=LAUNCH_ARGS, headless=True)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    opened.set_default_timeout(15_000)
+    problems: list[str] = []
+    # The page loads nothing from elsewhere: any request off the loopback origin is a problem.
+    opened.on(
+        "request",
+        lambda request: (
+            None
+            if request.url.startswith(("http://127.0.0.1:", "data:", "about:"))
+            else problems.append(f"request to {request.url}")
+        ),
+    )
+    opened.on("pageerror", lambda error: problems.append(str(error)))
+    opened.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    yield opened
+    context.close()
+    assert problems == []
