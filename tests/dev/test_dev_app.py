@@ -183,7 +183,10 @@ async def test_a_changed_file_is_served_again_and_a_broken_one_keeps_the_last_go
         await wait_for_status(client, url, lambda status: status["version"] == 3)
         healed = (await client.get(f"{url}/dev/status")).json()
     assert status["version"] == 2
-    assert status["reloadError"] == f"cannot import {path} (line 2): SyntaxError: '(' was never closed"
+    assert (
+        status["reloadError"]
+        == f"cannot import {path} (line 2: mcp = MCPServer(): SyntaxError: '(' was never closed"
+    )
     assert healed["reloadError"] is None
 
 

@@ -36,7 +36,11 @@ def test_a_missing_file_is_one_line_and_nothing_is_served(tmp_path: Path) -> Non
 def test_a_file_that_does_not_import_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "typo.py").write_text("from mcpdi import MCPServer\nmcp = MCPServer(\n")
     assert mcpdi_dev("typo.py", cwd=tmp_path) == snapshot(
-        (1, "", "mcpdi: cannot import typo.py (line 2): SyntaxError: '(' was never closed\n")
+        (
+            1,
+            "",
+            "mcpdi: cannot import typo.py (line 2: mcp = MCPServer(): SyntaxError: '(' was never closed\n",
+        )
     )
 
 

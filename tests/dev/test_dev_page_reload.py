@@ -51,8 +51,8 @@ def test_a_saved_change_is_listed_and_called_and_a_broken_save_is_reported(
 
         server_file.write_text("from mcpdi import MCPServer\nmcp = MCPServer(\n")
         expect(page.locator("#status")).to_have_text(
-            "Reload failed, still serving version 2: cannot import shop.py (line 2): "
-            "SyntaxError: '(' was never closed",
+            "Reload failed, still serving version 2: cannot import shop.py "
+            "(line 2: mcp = MCPServer(): SyntaxError: '(' was never closed",
             timeout=WAIT_MS,
         )
         page.screenshot(path=tmp_path / "reload-failed.png", full_page=True)
@@ -63,6 +63,6 @@ def test_a_saved_change_is_listed_and_called_and_a_broken_save_is_reported(
         printed = stop(process)
     assert printed.splitlines()[1:] == [
         "mcpdi dev: reloaded shop.py (version 2)",
-        "mcpdi dev: reload failed, still serving version 2: cannot import shop.py (line 2): "
-        "SyntaxError: '(' was never closed",
+        "mcpdi dev: reload failed, still serving version 2: cannot import shop.py "
+        "(line 2: mcp = MCPServer(): SyntaxError: '(' was never closed",
     ]
