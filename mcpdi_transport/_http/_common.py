@@ -95,8 +95,10 @@ class _DecodedHeaders:
 def _decoded(scope: Scope) -> _DecodedHeaders:
     decoded: _DecodedHeaders | None = scope.get(_HEADERS_KEY)
     if decoded is None:
+        # Field values exclude surrounding whitespace (RFC 9110 §5.5); not every server strips it.
         pairs = [
-            (name.decode("latin-1").lower(), value.decode("latin-1")) for name, value in scope["headers"]
+            (name.decode("latin-1").lower(), value.decode("latin-1").strip(" \t"))
+            for name, value in scope["headers"]
         ]
         first: dict[str, str] = {}
         for name, value in pairs:
