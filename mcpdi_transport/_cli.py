@@ -156,10 +156,51 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     run.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000)")
     run.add_argument("--path", default="/mcp", help="HTTP endpoint path (default /mcp)")
+    run.add_argument(
+        "--grace",
+        type=_seconds,
+        default=10.0,
+        help="seconds running calls may finish at shutdown or when stdin closes (default 10)",
+    )
+    run.add_argument(
+        "--client-request-timeout",
+        type=_seconds,
+        default=120.0,
+        help="seconds a question to the client (elicitation, sampling, roots) waits (default 120)",
+    )
+    run.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="HOST[:PORT|:*]",
+        help="HTTP: a Host header value to accept (repeatable); keeps DNS-rebinding checks on",
+    )
+    run.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="HTTP: an Origin to accept, e.g. https://app.example (repeatable)",
+    )
+    run.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        help="HTTP: connections served at once; more get 503 (default 1000)",
+    )
     graph = commands.add_parser("graph", help="print a tool's resolver graph")
     graph.add_argument("target", help="path/to/server.py or path/to/server.py:object")
     graph.add_argument("tool", help="the tool's name")
     return parser
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        msg = f"expected a number of seconds (0 or more), got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def _run(arguments: argparse.Namespace) -> None:
@@ -174,10 +215,26 @@ def _run(arguments: argparse.Namespace) -> None:
     from mcpdi_transport._serve import run_server
 
     if arguments.transport == "stdio":
-        run_server(server, "stdio")
+        run_server(
+            server,
+            "stdio",
+            eof_grace=arguments.grace,
+            client_request_timeout=arguments.client_request_timeout,
+        )
         return
     try:
-        run_server(server, "http", host=arguments.host, port=arguments.port, path=arguments.path)
+        run_server(
+            server,
+            "http",
+            host=arguments.host,
+            port=arguments.port,
+            path=arguments.path,
+            shutdown_grace=arguments.grace,
+            client_request_timeout=arguments.client_request_timeout,
+            allowed_hosts=arguments.allow_host,
+            allowed_origins=arguments.allow_origin,
+            limit_concurrency=arguments.max_connections,
+        )
     except CannotListen as error:
         raise CommandError(str(error)) from None
 

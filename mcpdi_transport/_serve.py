@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 from typing import Any, Final, Literal
 
 import anyio
@@ -20,7 +21,15 @@ __all__ = ("run_server", "serve_http")
 logger = logging.getLogger("mcpdi_transport")
 
 _STARTUP_TIMEOUT: Final = 30.0
-_SHUTDOWN_GRACE: Final = 3
+
+SHUTDOWN_GRACE: Final = 10.0
+"""Seconds running calls may finish after SIGTERM or Ctrl-C before they are answered with an error."""
+
+MAX_CONNECTIONS: Final = 1000
+"""Connections served at once; uvicorn answers more with 503."""
+
+KEEP_ALIVE_TIMEOUT: Final = 5.0
+"""Seconds an idle keep-alive connection stays open."""
 
 
 async def serve_http(
@@ -29,6 +38,9 @@ async def serve_http(
     port: int = 8000,
     *,
     log_level: str = "info",
+    shutdown_grace: float = SHUTDOWN_GRACE,
+    limit_concurrency: int = MAX_CONNECTIONS,
+    timeout_keep_alive: float = KEEP_ALIVE_TIMEOUT,
     task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
     **app_options: Any,
 ) -> None:
@@ -37,7 +49,8 @@ async def serve_http(
     The socket is bound before uvicorn starts, so a taken port raises `CannotListen`
     right away; with `task_status` (`await task_group.start(serve_http, ...)`) the caller
     learns the bound port (useful with `port=0`) once the server accepts connections.
-    `app_options` go to `build_http_app`.
+    `app_options` go to `build_http_app`. `limit_concurrency` caps open connections
+    (more get 503) and `timeout_keep_alive` closes idle ones.
     """
     import uvicorn  # only HTTP serving needs it
 
@@ -47,7 +60,12 @@ async def serve_http(
     bound_port: int = sock.getsockname()[1]
     app = build_http_app(server, host=host, **app_options)
     config = uvicorn.Config(
-        app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=_SHUTDOWN_GRACE
+        app,
+        log_level=log_level,
+        lifespan="on",
+        timeout_graceful_shutdown=math.ceil(shutdown_grace) + 1,
+        limit_concurrency=limit_concurrency,
+        timeout_keep_alive=math.ceil(timeout_keep_alive),
     )
     uvicorn_server = uvicorn.Server(config)
     stopped = anyio.Event()

@@ -18,6 +18,7 @@ from mcpdi_transport._http._common import AppOptions, Running, header_values
 from mcpdi_transport._http._legacy import LegacyEndpoint
 from mcpdi_transport._http._modern import serve_modern_request
 from mcpdi_transport._http._security import DEFAULT_MAX_BODY_SIZE, BodyLimit, SecurityPolicy, security_policy
+from mcpdi_transport._http._session import DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_MAX_BUFFERED_BYTES
 from mcpdi_transport._listen import ServesMCP
 
 __all__ = ("build_http_app",)
@@ -77,6 +78,8 @@ def build_http_app(
     sse_retry_ms: int = 1000,
     max_sessions: int = 10_000,
     session_idle_timeout: float = 30 * 60.0,
+    client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
+    max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
     debug: bool = False,
 ) -> Starlette:
     """A Starlette app serving `server` at `path` over Streamable HTTP, both protocol eras.
@@ -90,6 +93,13 @@ def build_http_app(
       `allowed_origins` are given, and `dns_rebinding_protection` forces it on or off.
     - `max_body_size`: larger request bodies get 413.
     - `sse_retry_ms`: reconnect delay suggested to clients that can resume a stream.
+    - `max_sessions`: at the cap, the least recently active session without an open
+      stream is ended for a new one; `session_idle_timeout` ends sessions whose client has
+      done nothing for that long, even while a request waits on that client.
+    - `client_request_timeout`: seconds a server-to-client request (elicitation, sampling,
+      roots) waits for the client's answer before the call fails with `-32001`.
+    - `max_buffered_bytes`: events one session keeps for reading and resuming; past it the
+      oldest are dropped.
 
     The app's lifespan enters `server.running()` once; serve it with a server that runs
     lifespans (uvicorn does). Starlette does not run the lifespan of a mounted sub-app, so
@@ -102,6 +112,8 @@ def build_http_app(
         sse_retry_ms=sse_retry_ms,
         max_sessions=max_sessions,
         session_idle_timeout=session_idle_timeout,
+        client_request_timeout=client_request_timeout,
+        max_buffered_bytes=max_buffered_bytes,
     )
     policy = security_policy(
         host,

@@ -201,7 +201,10 @@ async def test_notifications_are_acknowledged_with_202_at_a_served_version() -> 
 @pytest.mark.parametrize(
     ("raw", "error"),
     [
-        (b"{not json", {"code": -32700, "message": "Parse error"}),
+        (
+            b"{not json",
+            {"code": -32700, "message": "Parse error", "data": "key must be a string at line 1 column 2"},
+        ),
         (
             b'[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]',
             {"code": -32600, "message": "Body must be a single JSON-RPC request or notification object"},
