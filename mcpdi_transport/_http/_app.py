@@ -67,6 +67,28 @@ class _Endpoint:
         else:
             await self.legacy(running, scope, receive, send)
 
+    def drain(self, grace: float) -> None:
+        """Shutdown began: requests get `grace` seconds, then a JSON-RPC error; streams end.
+
+        Call from the event loop's thread (`loop.call_soon_threadsafe` from a signal handler).
+        """
+        running = self.running
+        if running is None or running.stopping:
+            return
+
+        async def stop_after_grace() -> None:
+            with anyio.move_on_after(grace):
+                while running.in_flight:
+                    await anyio.sleep(0.05)
+            running.stop_requests()
+            with anyio.move_on_after(1):  # the cancelled handlers write their answers
+                while running.in_flight:
+                    await anyio.sleep(0.01)
+            await anyio.sleep(0)
+            self.legacy.end_all()
+
+        running.task_group.start_soon(stop_after_grace)
+
     async def sweep(self) -> None:
         while True:
             await anyio.sleep(min(_SWEEP_INTERVAL, self.options.session_idle_timeout))
@@ -149,9 +171,11 @@ def build_http_app(
                 endpoint.legacy.end_all()
                 group.cancel_scope.cancel()
 
-    return Starlette(
+    app = Starlette(
         debug=debug,
         routes=[Route(path, endpoint=endpoint)],
         middleware=[Middleware(BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout)],
         lifespan=lifespan,
     )
+    app.state.mcpdi_drain = endpoint.drain
+    return app

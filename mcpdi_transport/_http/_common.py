@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 import anyio
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = (
     "JSON",
     "NO_BODY",
+    "SHUTTING_DOWN",
     "AppOptions",
     "Running",
     "accepts",
@@ -55,12 +56,27 @@ class AppOptions:
     max_buffered_bytes: int
 
 
+SHUTTING_DOWN: Final = "The server is shutting down"
+
+
 @dataclass(slots=True)
 class Running:
-    """What the app's lifespan provides to requests: the server's runner and a task group."""
+    """What the app's lifespan provides to requests: the server's runner and a task group.
+
+    `in_flight` holds the cancel scope of every request being handled, so that a shutdown
+    can end them all with a JSON-RPC error once its grace is over (`stop_requests`).
+    """
 
     runner: Any
     task_group: TaskGroup
+    in_flight: set[anyio.CancelScope] = field(default_factory=set[anyio.CancelScope])
+    stopping: bool = False
+
+    def stop_requests(self) -> None:
+        """Answer every request still running with `-32603` "The server is shutting down"."""
+        self.stopping = True
+        for scope in list(self.in_flight):
+            scope.cancel()
 
 
 def accepts(scope: Scope) -> tuple[bool, bool]:
@@ -144,14 +160,24 @@ def _repeats_grouped(scope: Scope) -> dict[str, list[str]] | None:
 
 
 async def handle_safely(running: Running, message: Mapping[str, Any], connection: Any, peer: Any) -> Any:
-    """`runner.handle`, with a failure of the runner itself answered as `-32603` instead of a 500."""
-    try:
-        return await running.runner.handle(message, connection, peer)
-    except Exception:
-        logger.exception("the runner failed on %s", message.get("method"))
-        if "id" not in message or "method" not in message:
-            return None
-        return error_body(INTERNAL_ERROR, "Internal error", message["id"])
+    """`runner.handle`, with a failure of the runner itself answered as `-32603` instead of a 500.
+
+    A request still running when the server stops (`Running.stop_requests`) is answered
+    with `-32603` "The server is shutting down".
+    """
+    is_request = "id" in message and "method" in message
+    with anyio.CancelScope() as scope:
+        running.in_flight.add(scope)
+        try:
+            return await running.runner.handle(message, connection, peer)
+        except Exception:
+            logger.exception("the runner failed on %s", message.get("method"))
+            return error_body(INTERNAL_ERROR, "Internal error", message["id"]) if is_request else None
+        finally:
+            running.in_flight.discard(scope)
+    if running.stopping and is_request:
+        return error_body(INTERNAL_ERROR, SHUTTING_DOWN, message["id"])
+    return None
 
 
 def error_body(code: int, message: str, id_: Any = None) -> dict[str, Any]:

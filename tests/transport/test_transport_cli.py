@@ -136,3 +136,12 @@ def test_graph_of_an_unknown_tool_is_one_line(tmp_path: Path) -> None:
     assert mcpdi("graph", "shop.py", "nope", cwd=tmp_path) == snapshot(
         (1, "mcpdi: shop.py has no tool named 'nope'\n")
     )
+
+
+@pytest.mark.parametrize("value", ["-1", "soon", "inf", "nan"])
+def test_a_grace_or_timeout_that_is_no_number_of_seconds_is_refused_before_serving(
+    tmp_path: Path, value: str
+) -> None:
+    code, stderr = mcpdi("run", str(SERVER_FILE), "--grace", value, cwd=tmp_path)
+    assert code == 2
+    assert f"argument --grace: expected a number of seconds (0 or more), got '{value}'" in stderr
