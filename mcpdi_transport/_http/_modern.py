@@ -105,6 +105,15 @@ async def _mcp_param_problem(
     pairs = header_pairs(scope)
     if not arguments and not any(header.startswith("mcp-param-") for header, _ in pairs):
         return None
+    for header, value in pairs:
+        if header.startswith("mcp-param-") and not (value.isascii() and value.isprintable()):
+            # Header bytes are read as latin-1: a raw non-ASCII byte is no valid value. The
+            # spec sends non-ASCII text as `=?base64?...?=`.
+            msg = (
+                f"The {header} header holds a raw non-ASCII or control character; "
+                "send such values Base64-encoded as =?base64?...?="
+            )
+            return MCPError(HEADER_MISMATCH, msg)
     meta = request.params.get("_meta")
     try:
         rules = runner.tool_header_rules(name, meta=meta if isinstance(meta, Mapping) else None, peer=peer)
