@@ -9,7 +9,7 @@ import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, TypeAlias, cast
+from typing import Any, Final, TypeAlias, TypeGuard, cast
 
 from pydantic_core import from_json
 
@@ -70,7 +70,7 @@ class Invalid:
     error: MCPError
 
 
-def is_request_id(value: object) -> bool:
+def is_request_id(value: object) -> TypeGuard[RequestId]:
     """An int or a str: what JSON-RPC allows as an id (`true` is no id, though bool is an int)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
@@ -86,7 +86,7 @@ def classify_message(message: object) -> Request | Notification | Response | Inv
         return _invalid(None, "a JSON-RPC message must be a JSON object")
     body = cast("Mapping[str, Any]", message)
     raw_id = body.get("id")
-    id_: RequestId | None = cast("RequestId", raw_id) if is_request_id(raw_id) else None
+    id_: RequestId | None = raw_id if is_request_id(raw_id) else None
     if body.get("jsonrpc") != "2.0":
         return _invalid(id_, "'jsonrpc' must be \"2.0\"")
     if "method" not in body:
