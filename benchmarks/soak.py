@@ -5,13 +5,15 @@ with `serve_http` (uvicorn on 127.0.0.1, a free port) in a child process and dri
 the mcpdi client: half the calls are `order_book("Dune")` (in stock, answered at once), half
 `order_book("Neuromancer")` (out of stock: one elicitation round, answered "yes"). Per era it
 prints errors, calls per second, p50/p99 latency of a whole call (its rounds included), and
-the server's resident memory before and after. Client and server share this machine.
+the server's CPU time per call (the figure least moved by other load) and its resident
+memory before and after. Client and server share this machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -42,6 +44,12 @@ anyio.run(main)
 """
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -68,8 +76,15 @@ async def _drive(
     problems: list[str] = []
 
     async def worker() -> None:
+        try:
+            await calls_of_one_client()
+        except Exception as error:  # a client that cannot connect is an error, not the end
+            problems.append(f"connecting: {type(error).__name__}: {error}")
+
+    async def calls_of_one_client() -> None:
         nonlocal remaining
-        async with Client(url, mode=mode, elicitation_callback=_say_yes) as client:  # type: ignore[arg-type]
+        client = Client(url, mode=mode, elicitation_callback=_say_yes, discover_timeout=120)  # type: ignore[arg-type]
+        async with client:
             while remaining > 0:
                 remaining -= 1
                 title = "Neuromancer" if remaining % 2 else "Dune"
@@ -112,20 +127,24 @@ def main() -> None:
         print(
             f"{arguments.calls} calls per era, concurrency {arguments.concurrency}, half with an elicitation round\n"
         )
-        print("| era | errors | calls/s | p50 ms | p99 ms | RSS before MiB | RSS after MiB |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+        print(
+            "| era | errors | calls/s | p50 ms | p99 ms | server CPU ms/call | RSS before MiB | RSS after MiB |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         details: dict[str, list[str]] = {}
         for label, mode in (("2025-11-25 (handshake)", "legacy"), ("2026-07-28", "2026-07-28")):
             before = _rss_kib(server.pid)
+            cpu_before = _cpu_seconds(server.pid)
             errors, seconds, latencies, problems = anyio.run(
                 _drive, url, mode, arguments.calls, arguments.concurrency
             )
             after = _rss_kib(server.pid)
+            cpu_ms = (_cpu_seconds(server.pid) - cpu_before) * 1000 / max(1, len(latencies))
             details[label] = problems
             print(
                 f"| {label} | {errors} | {len(latencies) / seconds:.0f} | "
                 f"{statistics.median(latencies) * 1000:.1f} | {_percentile(latencies, 0.99) * 1000:.1f} | "
-                f"{before / 1024:.1f} | {after / 1024:.1f} |"
+                f"{cpu_ms:.2f} | {before / 1024:.1f} | {after / 1024:.1f} |"
             )
         for label, problems in details.items():
             for problem in problems:
