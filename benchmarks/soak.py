@@ -115,6 +115,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=10_000)
     parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--rounds", type=int, default=1, help="run both eras this many times (memory trend)")
     arguments = parser.parse_args()
     script = _SERVE.format(examples=str(ROOT / "examples"))
     server = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, cwd=ROOT)
@@ -132,7 +133,10 @@ def main() -> None:
         )
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
         details: dict[str, list[str]] = {}
-        for label, mode in (("2025-11-25 (handshake)", "legacy"), ("2026-07-28", "2026-07-28")):
+        eras = (("2025-11-25 (handshake)", "legacy"), ("2026-07-28", "2026-07-28")) * arguments.rounds
+        for number, (label, mode) in enumerate(eras):
+            if arguments.rounds > 1:
+                label = f"{label}, run {number // 2 + 1}"
             before = _rss_kib(server.pid)
             cpu_before = _cpu_seconds(server.pid)
             errors, seconds, latencies, problems = anyio.run(
