@@ -145,7 +145,9 @@ async def test_a_modern_answer_that_cannot_be_encoded_is_a_json_rpc_error_not_a_
 
 
 @pytest.mark.parametrize(
-    "last_event_id", [b"get-" + b"7" * 5000, b"get-\xb2", b"get-\xd9\xa3", b"get--1", b"get-"], ids=repr
+    "last_event_id",
+    [b"get-" + b"7" * 5000, b"get-\xb2", b"get-\xd9\xa3", b"get--1", b"get-"],
+    ids=["5000-digits", "superscript-two", "arabic-indic-three", "negative", "empty"],
 )
 async def test_odd_last_event_ids_resume_nothing_and_fail_nothing(last_event_id: bytes) -> None:
     app = build_http_app(server)
