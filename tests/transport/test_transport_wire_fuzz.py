@@ -14,7 +14,7 @@ from wire_fuzz import HttpTarget, StdioTarget, http_target, stdio_target, wire_i
 
 pytestmark = pytest.mark.slow
 
-FUZZ = settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.fixture(scope="module")
