@@ -80,6 +80,36 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--reload", action="store_true", help="restart when a .py file next to the server changes"
     )
+    run.add_argument(
+        "--grace",
+        type=_seconds,
+        default=10.0,
+        help="seconds running calls may finish at shutdown or when stdin closes (default 10)",
+    )
+    run.add_argument(
+        "--client-request-timeout",
+        type=_seconds,
+        default=120.0,
+        help="seconds a question to the client (elicitation, sampling, roots) waits (default 120)",
+    )
+    run.add_argument(
+        "--allow-host",
+        action="append",
+        metavar="HOST[:PORT|:*]",
+        help="HTTP: a Host header value to accept (repeatable); keeps DNS-rebinding checks on",
+    )
+    run.add_argument(
+        "--allow-origin",
+        action="append",
+        metavar="ORIGIN",
+        help="HTTP: an Origin to accept, e.g. https://app.example (repeatable)",
+    )
+    run.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        help="HTTP: connections served at once; more get 503 (default 1000)",
+    )
     graph = commands.add_parser("graph", help="explain the resolver graph of each tool, or of one")
     graph.add_argument("target", help="path/to/server.py or path/to/server.py:object")
     graph.add_argument("tool", nargs="?", help="the tool's name (default: every tool)")
@@ -108,6 +138,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        msg = f"expected a number of seconds (0 or more), got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
 def _configure_logging(level: str) -> None:
     logging.basicConfig(level=level.upper(), stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
 
@@ -130,6 +171,11 @@ def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
         arguments.port,
         log_level=arguments.log_level,
         path=arguments.path,
+        shutdown_grace=arguments.grace,
+        client_request_timeout=arguments.client_request_timeout,
+        allowed_hosts=arguments.allow_host,
+        allowed_origins=arguments.allow_origin,
+        limit_concurrency=arguments.max_connections,
     )
 
     async def serve_and_announce() -> None:
@@ -190,7 +236,12 @@ def _run(arguments: argparse.Namespace, argv: Sequence[str]) -> None:
     if arguments.transport == "stdio":
         from mcpdi_transport._serve import run_server
 
-        run_server(server, "stdio")
+        run_server(
+            server,
+            "stdio",
+            eof_grace=arguments.grace,
+            client_request_timeout=arguments.client_request_timeout,
+        )
         return
     _serve_http(server, arguments)
 

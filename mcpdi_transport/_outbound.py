@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import anyio
 
-from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, RequestId, request_message
+from mcpdi.lowlevel import (
+    INTERNAL_ERROR,
+    MCPError,
+    RequestId,
+    error_from_object,
+    notification_message,
+    request_message,
+)
 
-__all__ = ("OutboundRequests", "request_key")
+__all__ = ("REQUEST_TIMEOUT", "OutboundRequests", "request_key")
+
+REQUEST_TIMEOUT: Final = -32001
+"""The code a server-to-client request ends with when the client does not answer in time."""
 
 
 def request_key(id_: object) -> str:
@@ -31,11 +42,13 @@ class _Answer:
 class OutboundRequests:
     """The requests a connection has sent to the client and still waits on, by id."""
 
-    __slots__ = ("_count", "_waiting")
+    __slots__ = ("_count", "_waiting", "timeout")
 
-    def __init__(self) -> None:
+    def __init__(self, *, timeout: float = math.inf) -> None:
         self._count = 0
         self._waiting: dict[str, _Answer] = {}
+        self.timeout = timeout
+        """Seconds one request waits for its answer before it fails."""
 
     def deliver(self, message: Mapping[str, Any]) -> None:
         """Route the client's response to the request waiting for it; any other is dropped."""
@@ -59,8 +72,9 @@ class OutboundRequests:
     ) -> dict[str, Any]:
         """Number a request, `write` it, and return the `result` of the client's response.
 
-        Raises `MCPError` with the client's error, or `"{gone} before the client answered"`
-        when `fail_all` ends the wait.
+        Raises `MCPError`: with the client's error; `"{gone} before the client answered"`
+        when `fail_all` ends the wait; `REQUEST_TIMEOUT` when no answer comes within
+        `timeout` seconds (the client is then told to stop working on it).
         """
         self._count += 1
         request_id: RequestId = self._count
@@ -69,20 +83,20 @@ class OutboundRequests:
         self._waiting[key] = answer
         try:
             await write(request_message(request_id, method, params))
-            await answer.arrived.wait()
+            with anyio.move_on_after(self.timeout) as waiting:
+                await answer.arrived.wait()
         finally:
             del self._waiting[key]
+        if waiting.cancelled_caught:
+            cancelled = {"requestId": request_id, "reason": "timed out"}
+            with anyio.move_on_after(1):
+                await write(notification_message("notifications/cancelled", cancelled))
+            msg = f"The client did not answer {method!r} within {self.timeout:g} s"
+            raise MCPError(REQUEST_TIMEOUT, msg)
         reply = answer.message
         if reply is None:
             raise MCPError(INTERNAL_ERROR, f"{gone} before the client answered {method!r}")
-        error = reply.get("error")
-        if isinstance(error, Mapping):
-            error = cast("Mapping[str, Any]", error)
-            code = error.get("code")
-            raise MCPError(
-                code if isinstance(code, int) else INTERNAL_ERROR,
-                str(error.get("message", "")),
-                error.get("data"),
-            )
+        if "error" in reply:
+            raise error_from_object(reply["error"])
         result = reply.get("result")
         return dict(cast("Mapping[str, Any]", result)) if isinstance(result, Mapping) else {}

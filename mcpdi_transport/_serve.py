@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 from typing import Any, Final, Literal
 
 import anyio
@@ -20,7 +21,18 @@ __all__ = ("run_server", "serve_http")
 logger = logging.getLogger("mcpdi_transport")
 
 _STARTUP_TIMEOUT: Final = 30.0
-_SHUTDOWN_GRACE: Final = 3
+
+SHUTDOWN_GRACE: Final = 10.0
+"""Seconds running calls may finish after SIGTERM or Ctrl-C before they are answered with an error."""
+
+MAX_CONNECTIONS: Final = 1000
+"""Connections served at once; uvicorn answers more with 503."""
+
+KEEP_ALIVE_TIMEOUT: Final = 5.0
+"""Seconds an idle keep-alive connection stays open."""
+
+HEADER_TIMEOUT: Final = 10.0
+"""Seconds a client may take to send a request's headers; a slower one is disconnected."""
 
 
 async def serve_http(
@@ -29,6 +41,10 @@ async def serve_http(
     port: int = 8000,
     *,
     log_level: str = "info",
+    shutdown_grace: float = SHUTDOWN_GRACE,
+    limit_concurrency: int = MAX_CONNECTIONS,
+    timeout_keep_alive: float = KEEP_ALIVE_TIMEOUT,
+    header_timeout: float = HEADER_TIMEOUT,
     task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
     **app_options: Any,
 ) -> None:
@@ -37,20 +53,33 @@ async def serve_http(
     The socket is bound before uvicorn starts, so a taken port raises `CannotListen`
     right away; with `task_status` (`await task_group.start(serve_http, ...)`) the caller
     learns the bound port (useful with `port=0`) once the server accepts connections.
-    `app_options` go to `build_http_app`.
+    `app_options` go to `build_http_app`. `limit_concurrency` caps open connections
+    (more get 503), `timeout_keep_alive` closes idle ones, and a client gets
+    `header_timeout` seconds to send a request's headers. On SIGTERM or Ctrl-C, running
+    calls get `shutdown_grace` seconds, then a JSON-RPC error.
     """
     import uvicorn  # only HTTP serving needs it
 
     from mcpdi_transport._http._app import build_http_app
+    from mcpdi_transport._http._uvicorn import DrainingServer, RateLimitedLogs, header_deadline_protocol
 
     sock = bind_socket(host, port)
     bound_port: int = sock.getsockname()[1]
     app = build_http_app(server, host=host, **app_options)
     config = uvicorn.Config(
-        app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=_SHUTDOWN_GRACE
+        app,
+        log_level=log_level,
+        lifespan="on",
+        http=header_deadline_protocol(header_timeout),
+        timeout_graceful_shutdown=math.ceil(shutdown_grace) + 2,
+        limit_concurrency=limit_concurrency,
+        timeout_keep_alive=math.ceil(timeout_keep_alive),
     )
-    uvicorn_server = uvicorn.Server(config)
+    drain = app.state.mcpdi_drain
+    uvicorn_server = DrainingServer(config, lambda: drain(shutdown_grace))
     stopped = anyio.Event()
+    quiet = RateLimitedLogs()
+    noisy = [logging.getLogger(name) for name in ("uvicorn.error", "asyncio", "mcpdi_transport", "mcpdi")]
 
     async def run() -> None:
         try:
@@ -59,6 +88,9 @@ async def serve_http(
         finally:
             sock.close()
             stopped.set()
+
+    for noisy_logger in noisy:
+        noisy_logger.addFilter(quiet)
 
     async with anyio.create_task_group() as group:
         group.start_soon(run)
@@ -71,7 +103,11 @@ async def serve_http(
                 task_status.started(bound_port)
             await stopped.wait()
         finally:
+            if not uvicorn_server.should_exit:
+                drain(shutdown_grace)
             uvicorn_server.should_exit = True
+            for noisy_logger in noisy:
+                noisy_logger.removeFilter(quiet)
 
 
 def run_server(

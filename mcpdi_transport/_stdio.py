@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import sys
 import threading
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, Final, cast
 
 import anyio
@@ -19,6 +18,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 
 from mcpdi.lowlevel import (
     INTERNAL_ERROR,
+    PARSE_ERROR,
     Connection,
     Invalid,
     MCPError,
@@ -27,10 +27,11 @@ from mcpdi.lowlevel import (
     Request,
     RequestId,
     classify_message,
+    encode_message,
     error_response,
     notification_message,
+    parse_json,
 )
-from mcpdi_transport._http._sse import dump_json
 from mcpdi_transport._listen import ServesMCP
 from mcpdi_transport._outbound import OutboundRequests, request_key
 
@@ -44,20 +45,25 @@ MAX_LINE: Final = 4 * 1024 * 1024
 EOF_GRACE: Final = 10.0
 """Seconds in-flight requests may still finish after stdin closes."""
 
-_PARSE_ERROR: Final = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+CLIENT_REQUEST_TIMEOUT: Final = 120.0
+"""Seconds a server-to-client request waits for the client's answer."""
+
+_LINE_TOO_LONG: Final = MCPError(PARSE_ERROR, "Parse error", f"the line is longer than {MAX_LINE} bytes")
+_SHUTTING_DOWN: Final = "The server is shutting down: stdin closed and the grace period ended"
 
 
 class _Wire:
     """The outgoing side of the connection and the server-to-client requests awaiting answers."""
 
-    def __init__(self, out: anyio.abc.ByteSendStream) -> None:
+    def __init__(self, out: anyio.abc.ByteSendStream, *, client_request_timeout: float) -> None:
         self._out = out
         self._lock = anyio.Lock()
-        self._outbound = OutboundRequests()
+        self._outbound = OutboundRequests(timeout=client_request_timeout)
         self.closed = False
 
     async def write(self, message: Mapping[str, Any]) -> None:
-        data = (dump_json(message) + "\n").encode()
+        """Send one message; a response always goes out (see `encode_message`)."""
+        data = encode_message(message) + b"\n"
         async with self._lock:
             with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
                 await self._out.send(data)
@@ -98,13 +104,46 @@ class _StdioPeer:
         return await self._wire.ask(method, params)
 
 
+class _InFlight:
+    """The requests of the connection still running, by id, and a signal when none is."""
+
+    def __init__(self) -> None:
+        self.scopes: dict[str, tuple[RequestId, anyio.CancelScope]] = {}
+        self._empty = anyio.Event()
+        self._empty.set()
+
+    def add(self, id_: RequestId, scope: anyio.CancelScope) -> None:
+        if not self.scopes:
+            self._empty = anyio.Event()
+        self.scopes[request_key(id_)] = (id_, scope)
+
+    def remove(self, id_: RequestId) -> None:
+        self.scopes.pop(request_key(id_), None)
+        if not self.scopes:
+            self._empty.set()
+
+    def cancel(self, id_: object) -> None:
+        entry = self.scopes.get(request_key(id_))
+        if entry is not None:
+            entry[1].cancel()
+
+    async def wait_empty(self) -> None:
+        await self._empty.wait()
+
+
 async def _serve_lines(
-    runner: Any, lines: anyio.abc.ByteReceiveStream, out: anyio.abc.ByteSendStream, *, eof_grace: float
+    runner: Any,
+    lines: anyio.abc.ByteReceiveStream,
+    out: anyio.abc.ByteSendStream,
+    *,
+    eof_grace: float,
+    client_request_timeout: float = CLIENT_REQUEST_TIMEOUT,
+    on_grace_over: Callable[[], None] | None = None,
 ) -> None:
-    wire = _Wire(out)
+    wire = _Wire(out, client_request_timeout=client_request_timeout)
     connection = Connection.for_stream()
     peer = _StdioPeer(wire, connection)
-    running: dict[str, anyio.CancelScope] = {}
+    in_flight = _InFlight()
     reader = _LineReader(lines)
 
     async def answer(message: Mapping[str, Any], id_: RequestId | None) -> None:
@@ -119,11 +158,14 @@ async def _serve_lines(
             await wire.write(response)
 
     async def serve_request(request: Request, message: Mapping[str, Any], scope: anyio.CancelScope) -> None:
+        # A failure here must not end the task group: every other request runs in it.
         try:
             with scope:
                 await answer(message, request.id)
+        except Exception:
+            logger.exception("answering %r failed", request.method)
         finally:
-            running.pop(request_key(request.id), None)
+            in_flight.remove(request.id)
 
     async with anyio.create_task_group() as group:
         while True:
@@ -131,15 +173,14 @@ async def _serve_lines(
             if raw is None:
                 break
             if raw is _TOO_LONG:
-                await wire.write(_PARSE_ERROR)
+                await wire.write(error_response(None, _LINE_TOO_LONG))
                 continue
-            text = raw.decode("utf-8", errors="replace").strip()
-            if not text:
+            if not raw.strip():
                 continue
             try:
-                parsed: object = json.loads(text)
-            except (ValueError, RecursionError):
-                await wire.write(_PARSE_ERROR)
+                parsed = parse_json(raw)
+            except MCPError as error:
+                await wire.write(error_response(None, error))
                 continue
             kind = classify_message(parsed)
             if isinstance(kind, Invalid):
@@ -151,21 +192,23 @@ async def _serve_lines(
                     await answer(message, kind.id)
                     continue
                 scope = anyio.CancelScope()
-                running[request_key(kind.id)] = scope
+                in_flight.add(kind.id, scope)
                 group.start_soon(serve_request, kind, message, scope)
             elif isinstance(kind, Notification):
                 if kind.method == "notifications/cancelled" and kind.params is not None:
-                    scope = running.get(request_key(kind.params.get("requestId")))
-                    if scope is not None:
-                        scope.cancel()
+                    in_flight.cancel(kind.params.get("requestId"))
                     continue
                 await answer(cast("Mapping[str, Any]", parsed), None)
             else:
                 wire.deliver(kind.message)
         wire.close()
         with anyio.move_on_after(eof_grace):
-            while running:
-                await anyio.sleep(0.01)
+            await in_flight.wait_empty()
+        for id_, scope in list(in_flight.scopes.values()):
+            await wire.write(error_response(id_, MCPError(INTERNAL_ERROR, _SHUTTING_DOWN)))
+            scope.cancel()
+        if in_flight.scopes and on_grace_over is not None:
+            on_grace_over()
         group.cancel_scope.cancel()
 
 
@@ -253,6 +296,23 @@ class _FdWriter(anyio.abc.ByteSendStream):
         pass
 
 
+_EXIT_AFTER_GRACE: Final = 1.0
+
+
+def _exit_soon() -> None:
+    """End the process shortly unless it ends first: worker threads cannot be cancelled."""
+
+    def exit_now() -> None:
+        logger.warning("exiting with requests still running in worker threads")
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        os._exit(0)
+
+    timer = threading.Timer(_EXIT_AFTER_GRACE, exit_now)
+    timer.daemon = True
+    timer.start()
+
+
 @contextlib.contextmanager
 def _claim_std_streams() -> Generator[tuple[int, int]]:
     """Private copies of fds 0 and 1 for the wire; fd 1 and `sys.stdout` point at stderr meanwhile.
@@ -284,17 +344,23 @@ async def serve_stdio(
     stdout: anyio.abc.ByteSendStream | None = None,
     *,
     eof_grace: float = EOF_GRACE,
+    client_request_timeout: float = CLIENT_REQUEST_TIMEOUT,
 ) -> None:
     """Serve `server` over newline-delimited JSON-RPC until stdin ends.
 
     Without explicit streams this uses the process's stdin and stdout, and stdout only
-    carries protocol messages while serving. An unparseable line is answered with
-    `-32700` (id null) and the connection lives on. On EOF the requests still running get
-    `eof_grace` seconds to finish.
+    carries protocol messages while serving. A line that is not strict JSON is answered
+    with `-32700` (id null) and the connection lives on. On EOF the requests still running
+    get `eof_grace` seconds to finish, then an error answer; a synchronous tool still
+    busy in a worker thread then cannot hold the process: it exits
+    `_EXIT_AFTER_GRACE` seconds later. A server-to-client request fails after
+    `client_request_timeout` seconds without an answer.
     """
     async with server.running() as runner:
         if stdin is not None and stdout is not None:
-            await _serve_lines(runner, stdin, stdout, eof_grace=eof_grace)
+            await _serve_lines(
+                runner, stdin, stdout, eof_grace=eof_grace, client_request_timeout=client_request_timeout
+            )
             return
         with _claim_std_streams() as (wire_in, wire_out):
             reader = stdin
@@ -302,4 +368,11 @@ async def serve_stdio(
                 thread_reader = _ThreadReader(wire_in)
                 thread_reader.start()
                 reader = thread_reader
-            await _serve_lines(runner, reader, stdout or _FdWriter(wire_out), eof_grace=eof_grace)
+            await _serve_lines(
+                runner,
+                reader,
+                stdout or _FdWriter(wire_out),
+                eof_grace=eof_grace,
+                client_request_timeout=client_request_timeout,
+                on_grace_over=_exit_soon,
+            )

@@ -30,8 +30,12 @@ from mcpdi.lowlevel._jsonrpc import Request as Request
 from mcpdi.lowlevel._jsonrpc import RequestId as RequestId
 from mcpdi.lowlevel._jsonrpc import Response as Response
 from mcpdi.lowlevel._jsonrpc import classify_message as classify_message
+from mcpdi.lowlevel._jsonrpc import encode_message as encode_message
+from mcpdi.lowlevel._jsonrpc import error_from_object as error_from_object
 from mcpdi.lowlevel._jsonrpc import error_response as error_response
+from mcpdi.lowlevel._jsonrpc import is_request_id as is_request_id
 from mcpdi.lowlevel._jsonrpc import notification_message as notification_message
+from mcpdi.lowlevel._jsonrpc import parse_json as parse_json
 from mcpdi.lowlevel._jsonrpc import request_message as request_message
 from mcpdi.lowlevel._jsonrpc import result_response as result_response
 from mcpdi.lowlevel._param_headers import HeaderParam as HeaderParam
@@ -77,11 +81,15 @@ __all__ = (
     "classify_message",
     "decode_header_value",
     "encode_header_value",
+    "encode_message",
+    "error_from_object",
     "error_response",
     "find_invalid_x_mcp_header",
     "http_status_for",
+    "is_request_id",
     "mcp_param_headers",
     "notification_message",
+    "parse_json",
     "request_message",
     "result_response",
     "sieve_plain_tool_result",

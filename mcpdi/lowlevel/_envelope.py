@@ -20,6 +20,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from mcpdi.lowlevel._errors import HEADER_MISMATCH, INVALID_PARAMS, UNSUPPORTED_VERSION, MCPError
+from mcpdi.lowlevel._jsonrpc import is_request_id
 from mcpdi.lowlevel._param_headers import MalformedHeaderValue, decode_header_value
 
 __all__ = (
@@ -178,7 +179,7 @@ def read_envelope(params: Mapping[str, Any] | None) -> Envelope | MCPError:
 def progress_token_of(meta: Mapping[str, Any] | None) -> str | int | None:
     """The request's `_meta.progressToken` (a string or an integer; `true` is no token)."""
     token = meta.get("progressToken") if meta else None
-    if isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool)):
+    if is_request_id(token):  # the same rule as a JSON-RPC id
         return token
     return None
 

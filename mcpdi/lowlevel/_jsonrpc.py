@@ -1,12 +1,19 @@
-"""JSON-RPC 2.0 framing: sort one parsed message into its kind, and build response objects."""
+"""JSON-RPC 2.0 on the wire: strict JSON in, JSON that cannot fail out, messages sorted and built.
+
+Every transport and the client read and write through these functions, so one set of rules
+decides what a peer may send and what an answer looks like."""
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeAlias, cast
+from typing import Any, Final, TypeAlias, TypeGuard, cast
 
-from mcpdi.lowlevel._errors import INVALID_REQUEST, MCPError
+from pydantic_core import from_json
+
+from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, MCPError
 
 __all__ = (
     "Invalid",
@@ -15,13 +22,19 @@ __all__ = (
     "RequestId",
     "Response",
     "classify_message",
+    "encode_message",
+    "error_from_object",
     "error_response",
+    "is_request_id",
     "notification_message",
+    "parse_json",
     "request_message",
     "result_response",
 )
 
 RequestId: TypeAlias = int | str
+
+logger = logging.getLogger("mcpdi")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +70,8 @@ class Invalid:
     error: MCPError
 
 
-def _is_request_id(value: object) -> bool:
-    # bool is an int subclass; JSON `true` is no request id.
+def is_request_id(value: object) -> TypeGuard[RequestId]:
+    """An int or a str: what JSON-RPC allows as an id (`true` is no id, though bool is an int)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
@@ -73,7 +86,7 @@ def classify_message(message: object) -> Request | Notification | Response | Inv
         return _invalid(None, "a JSON-RPC message must be a JSON object")
     body = cast("Mapping[str, Any]", message)
     raw_id = body.get("id")
-    id_: RequestId | None = cast("RequestId", raw_id) if _is_request_id(raw_id) else None
+    id_: RequestId | None = raw_id if is_request_id(raw_id) else None
     if body.get("jsonrpc") != "2.0":
         return _invalid(id_, "'jsonrpc' must be \"2.0\"")
     if "method" not in body:
@@ -118,3 +131,85 @@ def result_response(id_: RequestId, result: dict[str, Any]) -> dict[str, Any]:
 def error_response(id_: RequestId | None, error: MCPError) -> dict[str, Any]:
     """An error response object (`id` null when the request's id could not be read)."""
     return {"jsonrpc": "2.0", "id": id_, "error": error.to_error()}
+
+
+# -- JSON text in and out -------------------------------------------------------------------
+
+_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+"""Compact, UTF-8-safe JSON; `NaN` and `Infinity` are no JSON, so they are refused."""
+
+_UNENCODABLE: Final = (ValueError, TypeError, RecursionError, OverflowError)
+"""What encoding can raise: `UnicodeEncodeError` (a lone surrogate) and an int over Python's
+digit limit are `ValueError`s, a value of no JSON type is a `TypeError`."""
+
+_LAST_RESORT: Final = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}'
+
+
+def _reject_constant(name: str) -> object:
+    msg = f"{name} is not JSON"
+    raise ValueError(msg)
+
+
+def parse_json(raw: bytes | bytearray | str) -> object:
+    """Parse one JSON text as RFC 8259 and I-JSON allow it, or raise `MCPError` (`-32700`).
+
+    Refused: invalid UTF-8, lone surrogate escapes (`"\\ud800"`), the literals `NaN` and
+    `Infinity`, trailing data, and nesting too deep to parse. The fast parser answers almost
+    every body; what it refuses (a leading BOM, nesting deeper than 200) is read by `json`
+    with the same rules, so both paths accept the same texts.
+    """
+    try:
+        return from_json(raw, allow_inf_nan=False)
+    except ValueError as fast_error:
+        reason = str(fast_error)
+    try:
+        text = raw if isinstance(raw, str) else bytes(raw).decode("utf-8")
+        value = json.loads(text.removeprefix("\ufeff"), parse_constant=_reject_constant)
+        # A lone surrogate parsed into a str cannot be encoded as UTF-8: that finds one anywhere.
+        _ENCODER.encode(value).encode()
+    except UnicodeEncodeError:
+        reason = "a string holds a lone surrogate escape (\\ud800-\\udfff unpaired), which is no text"
+        raise MCPError(PARSE_ERROR, "Parse error", reason) from None
+    except (ValueError, RecursionError):
+        raise MCPError(PARSE_ERROR, "Parse error", reason) from None
+    return value
+
+
+def encode_message(message: Mapping[str, Any]) -> bytes:
+    """One JSON-RPC message as compact UTF-8 JSON (no newline).
+
+    A response never fails to encode: when its content cannot be (a lone surrogate, an int
+    over Python's 4300-digit limit, `NaN`, a non-JSON value), a `-32603` error answers its
+    id instead. Other messages raise `MCPError` (`-32603`), which fails the request that
+    sent them, not the connection.
+    """
+    try:
+        return _ENCODER.encode(message).encode()
+    except _UNENCODABLE as error:
+        problem = f"{type(error).__name__}: {error}"
+    if "method" in message:
+        msg = f"Cannot send {message.get('method')!r}: its content is not JSON ({problem})"
+        raise MCPError(INTERNAL_ERROR, msg)
+    logger.error("answering with -32603: the response could not be encoded as JSON (%s)", problem)
+    id_ = message.get("id")
+    fallback = error_response(
+        id_ if is_request_id(id_) else None,
+        MCPError(INTERNAL_ERROR, "Internal error: the response could not be encoded as JSON"),
+    )
+    try:
+        return _ENCODER.encode(fallback).encode()
+    except _UNENCODABLE:
+        return _LAST_RESORT
+
+
+def error_from_object(error: object) -> MCPError:
+    """The `MCPError` a JSON-RPC `error` member stands for; a malformed one becomes `-32603`."""
+    if not isinstance(error, Mapping):
+        return MCPError(INTERNAL_ERROR, f"The peer answered with a malformed error: {error!r:.200}")
+    fields = cast("Mapping[str, Any]", error)
+    code, message = fields.get("code"), fields.get("message")
+    return MCPError(
+        code if isinstance(code, int) and not isinstance(code, bool) else INTERNAL_ERROR,
+        message if isinstance(message, str) else repr(message),
+        fields.get("data"),
+    )

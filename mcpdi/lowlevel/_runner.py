@@ -38,6 +38,7 @@ from mcpdi.lowlevel._jsonrpc import (
     Response,
     classify_message,
     error_response,
+    is_request_id,
     result_response,
 )
 from mcpdi.lowlevel._tool_schema import find_tool_input_schema
@@ -171,7 +172,7 @@ class Runner(Generic[LifespanT]):
     def _take_notification(self, note: Notification, connection: Connection) -> None:
         if note.method == "notifications/cancelled":
             request_id = (note.params or {}).get("requestId")
-            if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+            if is_request_id(request_id):
                 self.cancel(connection, request_id)
         elif note.method == "notifications/initialized":
             if connection.era != "modern":

@@ -7,7 +7,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
-from mcpdi.lowlevel import MCPError
+from mcpdi.lowlevel import MCPError, error_from_object, error_response
 
 __all__ = (
     "Channel",
@@ -98,25 +98,11 @@ def sole_exception(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return leaves[0] if len(leaves) == 1 else group
 
 
-def error_response(request_id: str | int, error: MCPError) -> dict[str, Any]:
-    """The JSON-RPC error response answering `request_id` with `error`."""
-    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_error()}
-
-
 def raise_for_error(response: Mapping[str, Any]) -> dict[str, Any]:
     """The response's `result`, or its `error` raised as `MCPError`."""
     error = response.get("error")
     if error is not None:
-        if not isinstance(error, dict):
-            msg = f"The server answered with a malformed error: {error!r}"
-            raise MCPError(-32603, msg)
-        code = error.get("code")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        message = error.get("message")  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        raise MCPError(
-            code if isinstance(code, int) else -32603,
-            message if isinstance(message, str) else repr(message),  # pyright: ignore[reportUnknownArgumentType]
-            error.get("data"),  # pyright: ignore[reportUnknownMemberType]
-        )
+        raise error_from_object(error)
     result = response.get("result")
     if not isinstance(result, dict):
         msg = f"The server answered with a result that is not an object: {result!r}"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import asynccontextmanager
@@ -10,7 +9,7 @@ from typing import Any
 
 import httpx2
 
-from mcpdi.lowlevel import INVALID_REQUEST, METHOD_NOT_FOUND, MCPError
+from mcpdi.lowlevel import INVALID_REQUEST, METHOD_NOT_FOUND, MCPError, parse_json
 from mcpdi_transport._client._channel import (
     ConnectionLost,
     Inbound,
@@ -110,8 +109,8 @@ class HttpChannel:
             raise SessionExpired(INVALID_REQUEST, msg)
         if response.headers.get("content-type", "").lower().startswith("application/json"):
             try:
-                parsed = as_object(json.loads(body))
-            except ValueError:
+                parsed = as_object(parse_json(body))
+            except MCPError:
                 parsed = None
             if parsed is not None and isinstance(parsed.get("error"), dict):
                 return {**parsed, "id": request_id}  # servers answer id:null when they could not read it
@@ -127,8 +126,8 @@ class HttpChannel:
             if not event.data:
                 continue  # priming events carry only an id
             try:
-                message = json.loads(event.data)
-            except ValueError:
+                message = parse_json(event.data)
+            except MCPError:
                 logger.warning("ignoring an SSE event that is not JSON: %.200r", event.data)
                 continue
             if not isinstance(message, dict):
@@ -159,9 +158,9 @@ class HttpChannel:
 
 def _response_object(body: bytes, request_id: str | int) -> dict[str, Any]:
     try:
-        message = json.loads(body)
-    except ValueError as exc:
-        msg = f"The server's JSON response does not parse: {exc}"
+        message = parse_json(body)
+    except MCPError as exc:
+        msg = f"The server's JSON response does not parse: {exc.data}"
         raise MCPError(INVALID_REQUEST, msg) from None
     response = as_object(message)
     if response is None or not _answers(response, request_id):

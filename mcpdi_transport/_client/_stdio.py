@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import AsyncGenerator, Mapping, Sequence
@@ -13,7 +12,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from mcpdi.lowlevel import MCPError
+from mcpdi.lowlevel import MCPError, encode_message, parse_json
 from mcpdi_transport._client._channel import (
     ConnectionLost,
     Inbound,
@@ -103,10 +102,10 @@ class StdioChannel:
         if stdin is None or self._closed:
             msg = "The stdio connection is closed"
             raise ConnectionLost(msg)
-        line = json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n"
+        line = encode_message(message) + b"\n"
         async with self._write_lock:
             try:
-                await stdin.send(line.encode("utf-8"))
+                await stdin.send(line)
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError) as exc:
                 msg = f"Cannot write to the server process: {exc}"
                 raise ConnectionLost(msg) from exc
@@ -138,8 +137,8 @@ class StdioChannel:
         if not line.strip():
             return
         try:
-            message = json.loads(line)
-        except ValueError:
+            message = parse_json(line)
+        except MCPError:
             logger.warning("ignoring a stdout line that is not JSON: %.200r", line)
             return
         if not isinstance(message, dict):

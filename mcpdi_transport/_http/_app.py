@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncGenerator, Iterable
 from typing import Final
 
@@ -17,12 +18,21 @@ from starlette.types import Receive, Scope, Send
 from mcpdi_transport._http._common import AppOptions, Running, header_values
 from mcpdi_transport._http._legacy import LegacyEndpoint
 from mcpdi_transport._http._modern import serve_modern_request
-from mcpdi_transport._http._security import DEFAULT_MAX_BODY_SIZE, BodyLimit, SecurityPolicy, security_policy
+from mcpdi_transport._http._security import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_MAX_BODY_SIZE,
+    BodyLimit,
+    SecurityPolicy,
+    security_policy,
+)
+from mcpdi_transport._http._session import DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_MAX_BUFFERED_BYTES
 from mcpdi_transport._listen import ServesMCP
 
 __all__ = ("build_http_app",)
 
 _SWEEP_INTERVAL: Final = 60.0
+
+logger = logging.getLogger("mcpdi_transport")
 
 
 class _Endpoint:
@@ -57,6 +67,28 @@ class _Endpoint:
         else:
             await self.legacy(running, scope, receive, send)
 
+    def drain(self, grace: float) -> None:
+        """Shutdown began: requests get `grace` seconds, then a JSON-RPC error; streams end.
+
+        Call from the event loop's thread (`loop.call_soon_threadsafe` from a signal handler).
+        """
+        running = self.running
+        if running is None or running.stopping:
+            return
+
+        async def stop_after_grace() -> None:
+            with anyio.move_on_after(grace):
+                while running.in_flight:
+                    await anyio.sleep(0.05)
+            running.stop_requests()
+            with anyio.move_on_after(1):  # the cancelled handlers write their answers
+                while running.in_flight:
+                    await anyio.sleep(0.01)
+            await anyio.sleep(0)
+            self.legacy.end_all()
+
+        running.task_group.start_soon(stop_after_grace)
+
     async def sweep(self) -> None:
         while True:
             await anyio.sleep(min(_SWEEP_INTERVAL, self.options.session_idle_timeout))
@@ -74,9 +106,12 @@ def build_http_app(
     allowed_origins: Iterable[str] | None = None,
     dns_rebinding_protection: bool | None = None,
     max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
     sse_retry_ms: int = 1000,
     max_sessions: int = 10_000,
     session_idle_timeout: float = 30 * 60.0,
+    client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
+    max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
     debug: bool = False,
 ) -> Starlette:
     """A Starlette app serving `server` at `path` over Streamable HTTP, both protocol eras.
@@ -85,11 +120,20 @@ def build_http_app(
       notifications during a call, and no server-to-client requests in the handshake era).
     - `stateless`: no `Mcp-Session-Id` sessions for handshake-era clients (the 2026-07-28
       era is stateless anyway).
-    - `host` is where the app will be bound; DNS-rebinding protection (Host and Origin
-      checks) is on by default for loopback hosts, or whenever `allowed_hosts` /
-      `allowed_origins` are given, and `dns_rebinding_protection` forces it on or off.
-    - `max_body_size`: larger request bodies get 413.
+    - `host` is where the app will be bound. Host and Origin checks (against DNS
+      rebinding and foreign web pages) are on unless `dns_rebinding_protection=False`;
+      `allowed_hosts` / `allowed_origins` default to the loopback names and the bound
+      address, any port (`"name:*"` patterns). Checks that are off are logged at start.
+    - `max_body_size`: larger request bodies get 413; `body_timeout`: a body that takes
+      longer to arrive gets 408.
     - `sse_retry_ms`: reconnect delay suggested to clients that can resume a stream.
+    - `max_sessions`: at the cap, the least recently active session without an open
+      stream is ended for a new one; `session_idle_timeout` ends sessions whose client has
+      done nothing for that long, even while a request waits on that client.
+    - `client_request_timeout`: seconds a server-to-client request (elicitation, sampling,
+      roots) waits for the client's answer before the call fails with `-32001`.
+    - `max_buffered_bytes`: events one session keeps for reading and resuming; past it the
+      oldest are dropped.
 
     The app's lifespan enters `server.running()` once; serve it with a server that runs
     lifespans (uvicorn does). Starlette does not run the lifespan of a mounted sub-app, so
@@ -102,6 +146,8 @@ def build_http_app(
         sse_retry_ms=sse_retry_ms,
         max_sessions=max_sessions,
         session_idle_timeout=session_idle_timeout,
+        client_request_timeout=client_request_timeout,
+        max_buffered_bytes=max_buffered_bytes,
     )
     policy = security_policy(
         host,
@@ -109,6 +155,8 @@ def build_http_app(
         allowed_hosts=allowed_hosts,
         allowed_origins=allowed_origins,
     )
+    for warning in policy.warnings:
+        logger.warning("%s", warning)
     endpoint = _Endpoint(policy, options)
 
     @contextlib.asynccontextmanager
@@ -123,9 +171,11 @@ def build_http_app(
                 endpoint.legacy.end_all()
                 group.cancel_scope.cancel()
 
-    return Starlette(
+    app = Starlette(
         debug=debug,
         routes=[Route(path, endpoint=endpoint)],
-        middleware=[Middleware(BodyLimit, max_body_size=max_body_size)],
+        middleware=[Middleware(BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout)],
         lifespan=lifespan,
     )
+    app.state.mcpdi_drain = endpoint.drain
+    return app

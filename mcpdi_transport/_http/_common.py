@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from pydantic_core import from_json
+import anyio
 from starlette.types import Receive, Scope, Send
 
-from mcpdi.lowlevel import INTERNAL_ERROR, PARSE_ERROR
-from mcpdi_transport._http._sse import dump_json
+from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, encode_message, error_response, parse_json
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -21,6 +19,7 @@ if TYPE_CHECKING:
 __all__ = (
     "JSON",
     "NO_BODY",
+    "SHUTTING_DOWN",
     "AppOptions",
     "Running",
     "accepts",
@@ -32,6 +31,7 @@ __all__ = (
     "json_reply",
     "peer_headers",
     "receive_json",
+    "watch_disconnect",
 )
 
 JSON: Final = "application/json"
@@ -52,14 +52,31 @@ class AppOptions:
     sse_retry_ms: int
     max_sessions: int
     session_idle_timeout: float
+    client_request_timeout: float
+    max_buffered_bytes: int
+
+
+SHUTTING_DOWN: Final = "The server is shutting down"
 
 
 @dataclass(slots=True)
 class Running:
-    """What the app's lifespan provides to requests: the server's runner and a task group."""
+    """What the app's lifespan provides to requests: the server's runner and a task group.
+
+    `in_flight` holds the cancel scope of every request being handled, so that a shutdown
+    can end them all with a JSON-RPC error once its grace is over (`stop_requests`).
+    """
 
     runner: Any
     task_group: TaskGroup
+    in_flight: set[anyio.CancelScope] = field(default_factory=set[anyio.CancelScope])
+    stopping: bool = False
+
+    def stop_requests(self) -> None:
+        """Answer every request still running with `-32603` "The server is shutting down"."""
+        self.stopping = True
+        for scope in list(self.in_flight):
+            scope.cancel()
 
 
 def accepts(scope: Scope) -> tuple[bool, bool]:
@@ -145,18 +162,36 @@ def _repeats_grouped(scope: Scope) -> dict[str, list[str]] | None:
 
 
 async def handle_safely(running: Running, message: Mapping[str, Any], connection: Any, peer: Any) -> Any:
-    """`runner.handle`, with a failure of the runner itself answered as `-32603` instead of a 500."""
-    try:
-        return await running.runner.handle(message, connection, peer)
-    except Exception:
-        logger.exception("the runner failed on %s", message.get("method"))
-        if "id" not in message or "method" not in message:
-            return None
-        return error_body(INTERNAL_ERROR, "Internal error", message["id"])
+    """`runner.handle`, with a failure of the runner itself answered as `-32603` instead of a 500.
+
+    A request still running when the server stops (`Running.stop_requests`) is answered
+    with `-32603` "The server is shutting down".
+    """
+    is_request = "id" in message and "method" in message
+    with anyio.CancelScope() as scope:
+        running.in_flight.add(scope)
+        try:
+            return await running.runner.handle(message, connection, peer)
+        except Exception:
+            logger.exception("the runner failed on %s", message.get("method"))
+            return error_body(INTERNAL_ERROR, "Internal error", message["id"]) if is_request else None
+        finally:
+            running.in_flight.discard(scope)
+    if running.stopping and is_request:
+        return error_body(INTERNAL_ERROR, SHUTTING_DOWN, message["id"])
+    return None
 
 
 def error_body(code: int, message: str, id_: Any = None) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": id_, "error": {"code": code, "message": message}}
+    """An error response for an HTTP-level refusal (the JSON-RPC vocabulary builds it)."""
+    return error_response(id_, MCPError(code, message))
+
+
+async def watch_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    """Cancel `scope` once the client closes the connection (reading nothing else meanwhile)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    scope.cancel()
 
 
 async def json_reply(
@@ -173,7 +208,7 @@ async def json_reply(
     `headers` are extra response headers (neither length nor type). The messages are the
     ones a Starlette `Response` sends (its header order too), built without one.
     """
-    content = dump_json(message).encode() if message is not None else b""
+    content = encode_message(message) if message is not None else b""
     raw_headers = (
         [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
         if headers
@@ -187,27 +222,21 @@ async def json_reply(
 
 
 async def receive_json(scope: Scope, receive: Receive, send: Send) -> object:
-    """The request body parsed as JSON, or `NO_BODY` when there is no message to serve.
+    """The request body parsed as strict JSON, or `NO_BODY` when there is no message to serve.
 
-    That is when the client left before sending the whole body, or when the body is not JSON
-    (answered here: 400 with a `-32700` parse error). pydantic_core's parser reads it first
-    (about three times faster); whatever that refuses (a UTF-8 BOM, a lone surrogate escape,
-    deep nesting) goes to `json`, so every body parses to what `json.loads` gives.
+    That is when the client left before sending the whole body, or when the body is not
+    JSON as the spec allows it (answered here: 400 with a `-32700` parse error).
     """
-    raw = b""
+    chunks: list[bytes] = []
     while True:
         message = await receive()
         if message["type"] != "http.request":
             return NO_BODY
-        raw += message.get("body", b"")
+        chunks.append(message.get("body", b""))
         if not message.get("more_body", False):
             break
     try:
-        return from_json(raw)
-    except ValueError:
-        pass
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError):
-        await json_reply(scope, receive, send, error_body(PARSE_ERROR, "Parse error"), status=400)
+        return parse_json(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+    except MCPError as error:
+        await json_reply(scope, receive, send, error_response(None, error), status=400)
         return NO_BODY

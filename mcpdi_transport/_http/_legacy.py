@@ -31,6 +31,7 @@ from mcpdi_transport._http._common import (
     json_reply,
     peer_headers,
     receive_json,
+    watch_disconnect,
 )
 from mcpdi_transport._http._session import LegacySession, StreamPeer, supports_resuming
 from mcpdi_transport._http._sse import SSE_HEADERS, EventStream
@@ -79,12 +80,42 @@ class LegacyEndpoint:
             self.end_session(session)
 
     def sweep_idle(self) -> None:
-        """End sessions nobody has used for `session_idle_timeout` seconds."""
+        """End sessions whose client has done nothing for `session_idle_timeout` seconds.
+
+        A request still running (say, waiting on a question the client never answers) does
+        not keep a session alive; an open stream to the client does.
+        """
         deadline = anyio.current_time() - self.options.session_idle_timeout
         for session in list(self.sessions.values()):
-            if not session.busy and session.last_active < deadline:
+            if session.idle_since(deadline):
                 logger.info("ending idle session %s", session.session_id)
                 self.end_session(session)
+
+    def make_room(self) -> bool:
+        """At the session cap, end the least recently active session with no open stream.
+
+        False when every session has a client connected right now (then a new one is refused).
+        """
+        if len(self.sessions) < self.options.max_sessions:
+            return True
+        self.sweep_idle()
+        if len(self.sessions) < self.options.max_sessions:
+            return True
+        abandoned = [session for session in self.sessions.values() if not session.connected]
+        if not abandoned:
+            return False
+        oldest = min(abandoned, key=lambda session: session.last_active)
+        logger.info("session cap reached: ending the least recently active session %s", oldest.session_id)
+        self.end_session(oldest)
+        return True
+
+    def new_session(self) -> LegacySession:
+        session = LegacySession(
+            max_buffered_bytes=self.options.max_buffered_bytes,
+            client_request_timeout=self.options.client_request_timeout,
+        )
+        self.sessions[session.session_id] = session
+        return session
 
     # -- dispatch -----------------------------------------------------------------------------
 
@@ -143,13 +174,11 @@ class LegacyEndpoint:
             if not is_initialize:
                 await _reply_missing_session(scope, receive, send)
                 return
-            if len(self.sessions) >= self.options.max_sessions:
-                await json_reply(
-                    scope, receive, send, error_body(INTERNAL_ERROR, "Too many open sessions"), status=503
-                )
+            if not self.make_room():
+                problem = "Too many open sessions, each with a client connected; try again later"
+                await json_reply(scope, receive, send, error_body(INTERNAL_ERROR, problem), status=503)
                 return
-            session = LegacySession()
-            self.sessions[session.session_id] = session
+            session = self.new_session()
         message = cast("Mapping[str, Any]", body)
         connection = session.connection if session is not None else self._stateless_connection(scope)
         extra = {_SESSION_HEADER: session.session_id} if session is not None else {}
@@ -232,11 +261,16 @@ class LegacyEndpoint:
             session.running[key] = cancel_scope
 
         async def run_handler() -> None:
+            # This task lives in the app's lifespan group: nothing may escape it, or every
+            # session and request of the server would end with it.
             try:
                 with cancel_scope:
                     response = await handle_safely(running, message, connection, peer)
                     if response is not None:
                         stream.append(response)
+            except Exception:
+                logger.exception("answering %r failed; it gets -32603", request.method)
+                stream.append(error_body(INTERNAL_ERROR, "Internal error", request.id))
             finally:
                 if session is not None:
                     session.running.pop(key, None)
@@ -245,7 +279,7 @@ class LegacyEndpoint:
 
         running.task_group.start_soon(run_handler)
         extra = [(_SESSION_HEADER.encode(), session.session_id.encode())] if session is not None else []
-        await _send_stream(stream, 0, extra, scope, receive, send, first_reader=True)
+        await _send_stream(stream, 0, extra, session, scope, receive, send, first_reader=True)
 
     async def _get(self, session: LegacySession, scope: Scope, receive: Receive, send: Send) -> None:
         if not accepts(scope)[1]:
@@ -256,7 +290,7 @@ class LegacyEndpoint:
         last_event_id = _header(scope, b"last-event-id")
         found = session.find_stream(last_event_id) if last_event_id else None
         if found is not None and found[0] is not session.standalone:
-            await _send_stream(found[0], found[1], extra, scope, receive, send)
+            await _send_stream(found[0], found[1], extra, session, scope, receive, send)
             return
         standalone = session.standalone
         if found is not None and standalone is not None and found[0] is standalone:
@@ -270,13 +304,15 @@ class LegacyEndpoint:
             )
             return
         else:
-            standalone = EventStream("get", resumable=supports_resuming(session.connection.protocol_version))
+            standalone = EventStream(
+                "get", resumable=supports_resuming(session.connection.protocol_version), budget=session.budget
+            )
             standalone.prime(self.options.sse_retry_ms)
             session.standalone = standalone
             start = 0
         session.standalone_readers += 1
         try:
-            await _send_stream(standalone, start, extra, scope, receive, send)
+            await _send_stream(standalone, start, extra, session, scope, receive, send)
         finally:
             session.standalone_readers -= 1
             session.touch()
@@ -286,13 +322,17 @@ async def _send_stream(
     stream: EventStream,
     start: int,
     extra_headers: list[tuple[bytes, bytes]],
+    session: LegacySession | None,
     scope: Scope,
     receive: Receive,
     send: Send,
     *,
     first_reader: bool = False,
 ) -> None:
-    """Send `stream` from `start` as the HTTP response until it ends or the client goes away."""
+    """Send `stream` from `start` as the HTTP response until it ends or the client goes away.
+
+    While it is sent the session counts as connected, so it is neither idle nor evicted.
+    """
     await send({"type": "http.response.start", "status": 200, "headers": [*SSE_HEADERS, *extra_headers]})
 
     async def forward(group_scope: anyio.CancelScope) -> None:
@@ -300,12 +340,14 @@ async def _send_stream(
             await send({"type": "http.response.body", "body": frame, "more_body": True})
         group_scope.cancel()
 
-    async def watch_disconnect(group_scope: anyio.CancelScope) -> None:
-        while (await receive())["type"] != "http.disconnect":
-            pass
-        group_scope.cancel()
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(forward, group.cancel_scope)
-        group.start_soon(watch_disconnect, group.cancel_scope)
+    if session is not None:
+        session.readers += 1
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(forward, group.cancel_scope)
+            group.start_soon(watch_disconnect, receive, group.cancel_scope)
+    finally:
+        if session is not None:
+            session.readers -= 1
+            session.touch()
     await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -44,8 +44,9 @@ from mcpdi_transport._http._common import (
     json_reply,
     peer_headers,
     receive_json,
+    watch_disconnect,
 )
-from mcpdi_transport._http._sse import PING, PING_INTERVAL, SSE_HEADERS, dump_json, sse_frame
+from mcpdi_transport._http._sse import PING, PING_INTERVAL, SSE_HEADERS, message_frame
 
 __all__ = ("serve_modern_request",)
 
@@ -74,7 +75,7 @@ class _ExchangePeer:
         if self._sink is None:
             return  # a plain JSON answer has no place for notifications
         try:
-            await self._sink.send(sse_frame(dump_json(notification_message(method, params))))
+            await self._sink.send(message_frame(notification_message(method, params)))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             logger.debug("dropped %s: the response stream is closed", method)
 
@@ -104,6 +105,15 @@ async def _mcp_param_problem(
     pairs = header_pairs(scope)
     if not arguments and not any(header.startswith("mcp-param-") for header, _ in pairs):
         return None
+    for header, value in pairs:
+        if header.startswith("mcp-param-") and not (value.isascii() and value.isprintable()):
+            # Header bytes are read as latin-1: a raw non-ASCII byte is no valid value. The
+            # spec sends non-ASCII text as `=?base64?...?=`.
+            msg = (
+                f"The {header} header holds a raw non-ASCII or control character; "
+                "send such values Base64-encoded as =?base64?...?="
+            )
+            return MCPError(HEADER_MISMATCH, msg)
     meta = request.params.get("_meta")
     try:
         rules = runner.tool_header_rules(name, meta=meta if isinstance(meta, Mapping) else None, peer=peer)
@@ -171,13 +181,6 @@ async def serve_modern_request(
         await _answer_deferred(running, scope, receive, send, cast("Mapping[str, Any]", body))
 
 
-async def _watch_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
-    """Closing the response stream is how a 2026-07-28 client cancels: stop the handler."""
-    while (await receive())["type"] != "http.disconnect":
-        pass
-    scope.cancel()
-
-
 class _LateDisconnectWatch:
     """Watches for the client leaving only once the handler has run for `DISCONNECT_GRACE`.
 
@@ -201,7 +204,7 @@ class _LateDisconnectWatch:
 
     async def _watch(self) -> None:
         try:
-            await _watch_disconnect(self._receive, self._cancel_scope)
+            await watch_disconnect(self._receive, self._cancel_scope)
         except Exception:
             logger.debug("stopped watching for a disconnect", exc_info=True)
 
@@ -227,7 +230,7 @@ async def _answer_json(
     if loop is None:
         response: dict[str, Any] | None = None
         async with anyio.create_task_group() as group:
-            group.start_soon(_watch_disconnect, receive, group.cancel_scope)
+            group.start_soon(watch_disconnect, receive, group.cancel_scope)
             response = await handle_safely(running, body, Connection.for_modern_request(), peer)
             group.cancel_scope.cancel()
     else:
@@ -261,7 +264,7 @@ async def _answer_deferred(
 
     async with events, anyio.create_task_group() as group:
         group.start_soon(run_handler)
-        group.start_soon(_watch_disconnect, receive, group.cancel_scope)
+        group.start_soon(watch_disconnect, receive, group.cancel_scope)
         first: bytes | None = None
         finished = False
         with anyio.move_on_after(PING_INTERVAL):
@@ -286,6 +289,6 @@ async def _answer_deferred(
                 except anyio.EndOfStream:
                     break
             await send({"type": "http.response.body", "body": frame, "more_body": True})
-        final = sse_frame(dump_json(outcome[0])) if outcome and outcome[0] is not None else b""
+        final = message_frame(outcome[0]) if outcome and outcome[0] is not None else b""
         await send({"type": "http.response.body", "body": final, "more_body": False})
         group.cancel_scope.cancel()

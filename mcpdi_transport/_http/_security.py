@@ -2,32 +2,53 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+import anyio
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = (
+    "DEFAULT_BODY_TIMEOUT",
     "DEFAULT_MAX_BODY_SIZE",
-    "LOOPBACK_HOSTS",
     "BodyLimit",
     "SecurityPolicy",
+    "is_json_media_type",
+    "is_loopback",
     "security_policy",
 )
 
 DEFAULT_MAX_BODY_SIZE: Final = 4 * 1024 * 1024
 """Request bodies above 4 MiB are refused with 413."""
 
-LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+DEFAULT_BODY_TIMEOUT: Final = 30.0
+"""Seconds a client may take to send a request body; a slower one gets 408."""
 
 _LOOPBACK_ALLOWED_HOSTS: Final = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 _LOOPBACK_ALLOWED_ORIGINS: Final = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
+_WILDCARD_HOSTS: Final = frozenset({"0.0.0.0", "::", "[::]", ""})
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` names this machine only: `localhost`, 127.0.0.0/8, `::1`, `::ffff:127.x.y.z`."""
+    name = host.strip().lower().removeprefix("[").removesuffix("]")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
 
 
 def _matches(value: str, patterns: tuple[str, ...]) -> bool:
-    """Exact match, or a `base:*` pattern matching `base` with any port (or none)."""
+    """Exact match (case-insensitive), or a `base:*` pattern matching `base` with any port (or none)."""
+    value = value.lower()
     for pattern in patterns:
         if value == pattern:
             return True
@@ -40,37 +61,49 @@ def _matches(value: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
+def is_json_media_type(content_type: str) -> bool:
+    """Whether a `Content-Type` names exactly `application/json` (parameters allowed)."""
+    return content_type.partition(";")[0].strip().lower() == "application/json"
+
+
 @dataclass(frozen=True, slots=True)
 class SecurityPolicy:
     """What a request's headers must satisfy before it is read.
 
-    With `dns_rebinding_protection`, `Host` must match `allowed_hosts` (else 421) and an
-    `Origin`, when sent, must match `allowed_origins` (else 403): a web page the user
-    visits cannot reach a server bound to the user's own machine. A POST must always
+    With `check_host`, `Host` must match `allowed_hosts` (else 421); with `check_origin`,
+    an `Origin`, when sent, must match `allowed_origins` (else 403): a web page the user
+    visits cannot reach a server on the user's machine or network. A POST must always
     declare `Content-Type: application/json` (else 400).
     """
 
-    dns_rebinding_protection: bool
+    check_host: bool
+    check_origin: bool
     allowed_hosts: tuple[str, ...]
     allowed_origins: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+    """What an operator should hear at start: checks that are off, and why."""
+
+    @property
+    def dns_rebinding_protection(self) -> bool:
+        return self.check_host or self.check_origin
 
     def check(self, method: str, headers: Mapping[str, str]) -> Response | None:
         """The rejection for this request, or None when it may proceed.
 
         `headers`: lower-cased names to the first value of each request header.
         """
-        if method == "POST":
-            content_type = headers.get("content-type", "")
-            if not content_type.lower().startswith("application/json"):
-                return PlainTextResponse("Invalid Content-Type header", status_code=400)
-        if not self.dns_rebinding_protection:
-            return None
-        if not _matches(headers.get("host", ""), self.allowed_hosts):
+        if method == "POST" and not is_json_media_type(headers.get("content-type", "")):
+            return PlainTextResponse("Invalid Content-Type header", status_code=400)
+        if self.check_host and not _matches(headers.get("host", ""), self.allowed_hosts):
             return PlainTextResponse("Invalid Host header", status_code=421)
         origin = headers.get("origin")
-        if origin and not _matches(origin, self.allowed_origins):
+        if self.check_origin and origin and not _matches(origin, self.allowed_origins):
             return PlainTextResponse("Invalid Origin header", status_code=403)
         return None
+
+
+def _lowered(values: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value.strip().lower().rstrip("/") for value in values)
 
 
 def security_policy(
@@ -82,34 +115,73 @@ def security_policy(
 ) -> SecurityPolicy:
     """Decide the policy for an app bound to `host`.
 
-    `dns_rebinding_protection=None` turns the check on for loopback binds and whenever
-    allowed hosts or origins are given; the allow-lists default to the loopback names
-    with any port.
+    Checks are on unless `dns_rebinding_protection=False`. Allowed hosts default to the
+    loopback names plus the bound address (any port); allowed origins to the loopback
+    origins plus `http://<bound address>` (any port). A wildcard bind (`0.0.0.0`, `::`)
+    cannot know its own names: without `allowed_hosts` the Host check is off (and said so),
+    while foreign Origins are still refused.
     """
-    enabled = (
-        dns_rebinding_protection
-        if dns_rebinding_protection is not None
-        else host in LOOPBACK_HOSTS or allowed_hosts is not None or allowed_origins is not None
-    )
-    hosts = tuple(allowed_hosts) if allowed_hosts is not None else _LOOPBACK_ALLOWED_HOSTS
-    origins = tuple(allowed_origins) if allowed_origins is not None else _LOOPBACK_ALLOWED_ORIGINS
-    return SecurityPolicy(enabled, hosts, origins)
+    warnings: list[str] = []
+    if dns_rebinding_protection is False:
+        warnings.append(
+            "Host and Origin checks are off (dns_rebinding_protection=False): any web page the "
+            "user visits can call this server"
+        )
+        return SecurityPolicy(False, False, (), (), tuple(warnings))
+    bound = host.strip().lower()
+    wildcard = bound in _WILDCARD_HOSTS
+    own: tuple[str, ...] = ()
+    if not wildcard and not is_loopback(bound):
+        name = f"[{bound}]" if ":" in bound and not bound.startswith("[") else bound
+        own = (name,)
+    if allowed_hosts is not None:
+        hosts = _lowered(allowed_hosts)
+    else:
+        hosts = (*_LOOPBACK_ALLOWED_HOSTS, *(f"{name}:*" for name in own))
+    if allowed_origins is not None:
+        origins = _lowered(allowed_origins)
+    else:
+        origins = (*_LOOPBACK_ALLOWED_ORIGINS, *(f"http://{name}:*" for name in own))
+    check_host = not (wildcard and allowed_hosts is None)
+    if not check_host:
+        warnings.append(
+            f"bound to {host or 'every address'}: the Host header is not checked; pass the names "
+            "clients use with allowed_hosts (mcpdi run --allow-host) to guard against DNS rebinding"
+        )
+    if not is_loopback(bound) and allowed_origins is None:
+        warnings.append(
+            f"bound to {host or 'every address'}, beyond loopback: browser pages are refused unless "
+            "their Origin is allowed (mcpdi run --allow-origin https://app.example)"
+        )
+    return SecurityPolicy(check_host, True, hosts, origins, tuple(warnings))
 
 
 async def _too_large(scope: Scope, receive: Receive, send: Send) -> None:
     await PlainTextResponse("Request body too large", status_code=413)(scope, receive, send)
 
 
+async def _too_slow(scope: Scope, receive: Receive, send: Send) -> None:
+    await PlainTextResponse("Request body not received in time", status_code=408)(scope, receive, send)
+
+
 class BodyLimit:
-    """ASGI middleware refusing request bodies larger than `max_body_size` bytes with 413.
+    """ASGI middleware refusing request bodies larger than `max_body_size` bytes with 413,
+    and bodies that take longer than `body_timeout` seconds to arrive with 408.
 
     The body is read here (declared `Content-Length` first, then the bytes actually
-    received) and replayed to the app, so an oversized body never reaches JSON parsing.
+    received) and replayed to the app, so an oversized body never reaches JSON parsing,
+    and a client trickling bytes cannot hold a request open for long.
     """
 
-    def __init__(self, app: ASGIApp, max_body_size: int = DEFAULT_MAX_BODY_SIZE) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+        body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    ) -> None:
         self.app = app
         self.max_body_size = max_body_size
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -121,17 +193,21 @@ class BodyLimit:
             return
         body = bytearray()
         buffered: list[Message] = []
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                buffered.append(message)
-                break
-            body.extend(message.get("body", b""))
-            if len(body) > self.max_body_size:
-                await _too_large(scope, receive, send)
-                return
-            if not message.get("more_body", False):
-                break
+        with anyio.move_on_after(self.body_timeout) as reading:
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":
+                    buffered.append(message)
+                    break
+                body.extend(message.get("body", b""))
+                if len(body) > self.max_body_size:
+                    await _too_large(scope, receive, send)
+                    return
+                if not message.get("more_body", False):
+                    break
+        if reading.cancelled_caught:
+            await _too_slow(scope, receive, send)
+            return
         replay: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}, *buffered]
 
         async def replaying_receive() -> Message:

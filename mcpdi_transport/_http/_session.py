@@ -10,13 +10,19 @@ import anyio
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
 from mcpdi.lowlevel import Connection, NoBackChannel, notification_message
-from mcpdi_transport._http._sse import EventStream
+from mcpdi_transport._http._sse import ByteBudget, EventStream
 from mcpdi_transport._outbound import OutboundRequests, request_key
 
 __all__ = ("LegacySession", "StreamPeer", "supports_resuming")
 
 _RESUMABLE_FROM: Final = "2025-11-25"
 _KEPT_FINISHED_STREAMS: Final = 64
+
+DEFAULT_MAX_BUFFERED_BYTES: Final = 16 * 1024 * 1024
+"""Bytes of unread or resumable events one session may hold before its oldest are dropped."""
+
+DEFAULT_CLIENT_REQUEST_TIMEOUT: Final = 120.0
+"""Seconds a server-to-client request (elicitation, sampling, roots) waits for the answer."""
 
 
 def supports_resuming(version: str | None) -> bool:
@@ -29,28 +35,47 @@ def supports_resuming(version: str | None) -> bool:
 class LegacySession:
     """One `Mcp-Session-Id`: created by `initialize`, ended by DELETE or idleness."""
 
-    def __init__(self, *, session_id: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        session_id: str | None = None,
+        max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+        client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
+    ) -> None:
         self.session_id = session_id or uuid.uuid4().hex
         self.connection = Connection.for_legacy_session()
         self.streams: dict[str, EventStream] = {}
         self.standalone: EventStream | None = None
         self.standalone_readers = 0
+        self.readers = 0
+        """Open HTTP responses of this session (SSE streams being sent): a client is there."""
         self.running: dict[str, anyio.CancelScope] = {}
-        self.outbound = OutboundRequests()
+        self.outbound = OutboundRequests(timeout=client_request_timeout)
+        self.budget = ByteBudget(max_buffered_bytes)
         self.last_active = anyio.current_time()
         self.ended = False
         self._stream_count = 0
 
     def touch(self) -> None:
+        """The client did something: sent a request or read a stream."""
         self.last_active = anyio.current_time()
 
     @property
-    def busy(self) -> bool:
-        return bool(self.running) or self.standalone_readers > 0
+    def connected(self) -> bool:
+        """Whether the client holds a response of this session open right now."""
+        return self.readers > 0
+
+    def idle_since(self, deadline: float) -> bool:
+        """No open response, and no client activity since `deadline`.
+
+        Requests still running do not count: one that waits on a client who left must
+        not keep the session alive (its question times out, or the session ends).
+        """
+        return not self.connected and self.last_active < deadline
 
     def open_stream(self, *, resumable: bool, retry_ms: int) -> EventStream:
         self._stream_count += 1
-        stream = EventStream(str(self._stream_count), resumable=resumable)
+        stream = EventStream(str(self._stream_count), resumable=resumable, budget=self.budget)
         stream.prime(retry_ms)
         self.streams[stream.stream_id] = stream
         self._forget_finished()
@@ -60,10 +85,13 @@ class LegacySession:
         """Drop streams read to the end, and the oldest finished ones beyond a cap."""
         for stream_id, stream in list(self.streams.items()):
             if stream.drained:
-                del self.streams[stream_id]
+                self._forget(stream_id)
         finished = [stream_id for stream_id, stream in self.streams.items() if stream.closed]
         for stream_id in finished[: max(0, len(finished) - _KEPT_FINISHED_STREAMS)]:
-            del self.streams[stream_id]
+            self._forget(stream_id)
+
+    def _forget(self, stream_id: str) -> None:
+        self.budget.release(self.streams.pop(stream_id))
 
     def find_stream(self, last_event_id: str) -> tuple[EventStream, int] | None:
         """The stream holding `last_event_id` and the index to resume from."""
@@ -91,8 +119,10 @@ class LegacySession:
         self.outbound.fail_all()
         for stream in self.streams.values():
             stream.close()
+            self.budget.release(stream)
         if self.standalone is not None:
             self.standalone.close()
+            self.budget.release(self.standalone)
 
 
 class StreamPeer:

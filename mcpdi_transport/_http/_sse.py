@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Final
 
 import anyio
 
-__all__ = ("PING", "SSE_HEADERS", "EventStream", "dump_json", "sse_frame")
+from mcpdi.lowlevel import encode_message
+
+__all__ = ("PING", "SSE_HEADERS", "EventStream", "message_frame", "sse_frame")
 
 SSE_HEADERS: Final[tuple[tuple[bytes, bytes], ...]] = (
     (b"content-type", b"text/event-stream"),
@@ -21,15 +22,6 @@ PING: Final = b": ping\r\n\r\n"
 """A comment line: keeps proxies from closing an idle stream; clients ignore it."""
 
 PING_INTERVAL: Final = 15.0
-
-
-_ENCODER: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-"""What `json.dumps(..., separators=(",", ":"), ensure_ascii=False)` builds on every call."""
-
-
-def dump_json(message: Mapping[str, Any]) -> str:
-    """Compact JSON on one line (JSON escapes every newline inside strings)."""
-    return _ENCODER.encode(message)
 
 
 def sse_frame(
@@ -47,21 +39,81 @@ def sse_frame(
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
+def message_frame(message: Mapping[str, Any], *, event_id: str | None = None) -> bytes:
+    """One `message` event carrying a JSON-RPC message (JSON text holds no raw newline)."""
+    head = (
+        f"id: {event_id}\r\nevent: message\r\ndata: " if event_id is not None else "event: message\r\ndata: "
+    )
+    return head.encode() + encode_message(message) + b"\r\n\r\n"
+
+
+class ByteBudget:
+    """The bytes of buffered events a session may hold; past it, its oldest events go first.
+
+    Every stream of a session charges the same budget, so a client that never reads cannot
+    make the server hold more than `limit` bytes for it however many calls it leaves behind.
+    """
+
+    __slots__ = ("limit", "streams", "used")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self.streams: list[EventStream] = []
+        """Oldest first: the order events are dropped in."""
+
+    def charge(self, size: int, writer: EventStream) -> None:
+        """Count `size` new bytes of `writer`'s; drop old events until the budget holds again.
+
+        The event just written stays, so a reader still connected gets the newest answer.
+        """
+        self.used += size
+        for stream in self.streams:
+            keep = 1 if stream is writer else 0
+            while self.used > self.limit and stream.drop_oldest(keep=keep):
+                pass
+            if self.used <= self.limit:
+                return
+
+    def release(self, stream: EventStream) -> None:
+        """`stream` is forgotten: its bytes are free again."""
+        if stream in self.streams:
+            self.streams.remove(stream)
+            self.used -= stream.buffered_bytes
+
+
 class EventStream:
     """The events of one SSE stream, kept until a client has read them to the end.
 
     A writer appends JSON-RPC messages and closes the stream after the last one; any
     number of readers `follow` it. With `resumable`, every event carries an id
     `<stream_id>-<n>`, and a client that lost the connection reconnects with
-    `Last-Event-ID` and `follow`s from after that event.
+    `Last-Event-ID` and `follow`s from after that event. With a `budget`, the oldest
+    events are dropped once the session buffers too much; a reader behind them skips ahead.
     """
 
-    __slots__ = ("_changed", "_closed", "_drained", "_frames", "_generation", "resumable", "stream_id")
+    __slots__ = (
+        "_budget",
+        "_changed",
+        "_closed",
+        "_drained",
+        "_dropped",
+        "_frames",
+        "_generation",
+        "buffered_bytes",
+        "resumable",
+        "stream_id",
+    )
 
-    def __init__(self, stream_id: str, *, resumable: bool) -> None:
+    def __init__(self, stream_id: str, *, resumable: bool, budget: ByteBudget | None = None) -> None:
         self.stream_id = stream_id
         self.resumable = resumable
         self._frames: list[bytes] = []
+        self._dropped = 0
+        self.buffered_bytes = 0
+        self._budget = budget
+        if budget is not None:
+            budget.streams.append(self)
         self._closed = False
         self._drained = False
         self._changed = anyio.Event()
@@ -77,23 +129,40 @@ class EventStream:
         return self._drained
 
     def _next_id(self) -> str | None:
-        return f"{self.stream_id}-{len(self._frames)}" if self.resumable else None
+        return f"{self.stream_id}-{self._dropped + len(self._frames)}" if self.resumable else None
 
     def _wake(self) -> None:
         self._changed.set()
         self._changed = anyio.Event()
 
+    def _add(self, frame: bytes) -> None:
+        self._frames.append(frame)
+        self.buffered_bytes += len(frame)
+        if self._budget is not None:
+            self._budget.charge(len(frame), self)
+        self._wake()
+
+    def drop_oldest(self, *, keep: int = 0) -> bool:
+        """Forget the oldest buffered event; False when only `keep` events are left."""
+        if len(self._frames) <= keep:
+            return False
+        size = len(self._frames.pop(0))
+        self._dropped += 1
+        self.buffered_bytes -= size
+        if self._budget is not None:
+            self._budget.used -= size
+        return True
+
     def prime(self, retry_ms: int | None) -> None:
         """Start a resumable stream with an event that has an id and empty data."""
         if self.resumable:
-            self._frames.append(sse_frame("", event=None, event_id=self._next_id(), retry_ms=retry_ms))
-            self._wake()
+            self._add(sse_frame("", event=None, event_id=self._next_id(), retry_ms=retry_ms))
 
     def append(self, message: Mapping[str, Any]) -> None:
+        """Add one message; encoding never fails (see `encode_message`)."""
         if self._closed:
             return
-        self._frames.append(sse_frame(dump_json(message), event_id=self._next_id()))
-        self._wake()
+        self._add(message_frame(message, event_id=self._next_id()))
 
     def close(self) -> None:
         """No more events; readers end once they have sent what is left."""
@@ -106,16 +175,19 @@ class EventStream:
         self._wake()
 
     def position_after(self, event_id: str) -> int | None:
-        """The index following `event_id`, or None if the id is not one of this stream's."""
+        """The event number following `event_id`, or None if the id is not one of this stream's."""
         stream_id, _, number = event_id.rpartition("-")
-        if stream_id != self.stream_id or not number.isdigit() or int(number) >= len(self._frames):
+        # ASCII digits only, and short: `"²".isdigit()` holds, and 5000 digits are no event id.
+        if stream_id != self.stream_id or not (number.isascii() and number.isdigit()) or len(number) > 18:
+            return None
+        if int(number) >= self._dropped + len(self._frames):
             return None
         return int(number) + 1
 
     async def follow(
         self, start: int = 0, *, first_reader: bool = False, ping_interval: float = PING_INTERVAL
     ) -> AsyncIterator[bytes]:
-        """Yield frames from `start` on, a ping after each quiet interval, until the stream ends.
+        """Yield events from number `start` on, a ping after each quiet interval, until the end.
 
         The `first_reader` (the response that opened the stream) also ends if `drop_readers`
         was called before it got to read.
@@ -123,8 +195,9 @@ class EventStream:
         generation = 0 if first_reader else self._generation
         index = start
         while True:
-            while index < len(self._frames):
-                yield self._frames[index]
+            while index < self._dropped + len(self._frames):
+                index = max(index, self._dropped)
+                yield self._frames[index - self._dropped]
                 index += 1
             if self._closed:
                 self._drained = True

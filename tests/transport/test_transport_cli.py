@@ -6,8 +6,10 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import httpx2
 import pytest
 from inline_snapshot import snapshot
 from transport_cli_processes import StderrLines, start, stop
@@ -239,3 +241,62 @@ def test_reload_needs_http(tmp_path: Path) -> None:
     assert mcpdi("run", "shop.py", "--reload", cwd=tmp_path) == snapshot(
         (1, "mcpdi: --reload needs --transport http: on stdio a restart would cut the client's stream\n")
     )
+
+
+@pytest.mark.parametrize("value", ["-1", "soon", "inf", "nan"])
+def test_a_grace_or_timeout_that_is_no_number_of_seconds_is_refused_before_serving(
+    tmp_path: Path, value: str
+) -> None:
+    code, stderr = mcpdi("run", str(SERVER_FILE), "--grace", value, cwd=tmp_path)
+    assert code == 2
+    assert f"argument --grace: expected a number of seconds (0 or more), got '{value}'" in stderr
+
+
+def test_run_over_http_takes_the_allow_lists_and_the_connection_cap(tmp_path: Path) -> None:
+    free = bind_socket("127.0.0.1", 0)
+    port = free.getsockname()[1]
+    free.close()
+    command = [sys.executable, "-m", "mcpdi_transport", "run", str(SERVER_FILE), "--transport", "http"]
+    command += ["--port", str(port), "--allow-origin", "https://app.example", "--max-connections", "50"]
+    command += ["--allow-host", "127.0.0.1:*"]
+    server = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/mcp"
+    headers = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "server/discover",
+    }
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "cli-test", "version": "0"},
+    }
+    body = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta}}
+    statuses: dict[str, int] = {}
+    try:
+        with httpx2.Client(timeout=5) as client:
+            for _ in range(300):  # the server starts within 30 s
+                try:
+                    client.post(url, json=body, headers=headers)
+                    break
+                except httpx2.TransportError:
+                    time.sleep(0.1)
+            for origin in ("https://app.example", "http://localhost:3000", "https://evil.example"):
+                statuses[origin] = client.post(
+                    url, json=body, headers={**headers, "origin": origin}
+                ).status_code
+            statuses["localhost host"] = client.post(
+                url, json=body, headers={**headers, "host": f"localhost:{port}"}
+            ).status_code
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        if server.stderr is not None:
+            server.stderr.close()
+    assert statuses == {
+        "https://app.example": 200,
+        "http://localhost:3000": 403,  # an allow-list replaces the loopback defaults
+        "https://evil.example": 403,
+        "localhost host": 421,
+    }

@@ -267,10 +267,27 @@ async def test_resuming_the_standalone_stream_replaces_the_reader_still_thought_
     assert second.status == 200
 
 
-async def test_sessions_beyond_the_limit_get_503() -> None:
-    async with http_client(build_http_app(server, max_sessions=1)) as client:
-        first = await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
-        second = await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
-    assert first.status_code == 200
-    assert second.status_code == 503
-    assert second.json()["error"] == {"code": -32603, "message": "Too many open sessions"}
+async def test_at_the_session_cap_the_least_recently_active_session_without_a_client_makes_room() -> None:
+    async with http_client(build_http_app(server, max_sessions=2)) as client:
+        oldest = await open_session(client)
+        newer = await open_session(client)
+        newest = await open_session(client)
+        ended = await client.post("/mcp", json=call(2, "echo", {"text": "x"}), headers=oldest)
+        kept = await client.post("/mcp", json=call(2, "echo", {"text": "x"}), headers=newer)
+    assert newest["mcp-session-id"] not in (oldest["mcp-session-id"], newer["mcp-session-id"])
+    assert ended.status_code == 404
+    assert kept.status_code == 200
+
+
+async def test_at_the_session_cap_sessions_with_a_client_connected_stay_and_the_newcomer_gets_503() -> None:
+    app = build_http_app(server, max_sessions=1)
+    async with http_client(app) as client:
+        headers = await open_session(client)
+        async with streaming(app, "GET", headers) as listening:
+            with anyio.fail_after(5):
+                await listening.started.wait()
+            refused = await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
+    assert refused.status_code == 503
+    assert refused.json()["error"] == snapshot(
+        {"code": -32603, "message": "Too many open sessions, each with a client connected; try again later"}
+    )

@@ -201,7 +201,10 @@ async def test_notifications_are_acknowledged_with_202_at_a_served_version() -> 
 @pytest.mark.parametrize(
     ("raw", "error"),
     [
-        (b"{not json", {"code": -32700, "message": "Parse error"}),
+        (
+            b"{not json",
+            {"code": -32700, "message": "Parse error", "data": "key must be a string at line 1 column 2"},
+        ),
         (
             b'[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]',
             {"code": -32600, "message": "Body must be a single JSON-RPC request or notification object"},
@@ -257,3 +260,24 @@ async def test_a_quiet_handler_commits_to_sse_and_is_kept_alive_with_pings(
     assert exchange.status == 200
     assert exchange.headers["content-type"] == "text/event-stream"
     assert first == b": ping\r\n\r\n"
+
+
+@pytest.mark.parametrize(
+    "raw", [b"\xe9", b"Z\xfcrich", b"eu\x7f"], ids=["latin-1", "latin-1-word", "control"]
+)
+async def test_an_mcp_param_header_with_a_raw_non_ascii_byte_is_refused(raw: bytes) -> None:
+    headers: dict[str, Any] = {**modern_headers("tools/call", "query"), "mcp-param-region": raw}
+    async with http_client(build_http_app(server)) as client:
+        response = await client.post(
+            "/mcp", json=call(7, "query", {"region": "é", "q": "x"}), headers=headers
+        )
+    assert response.status_code == 400
+    assert response.json()["error"] == snapshot(
+        {
+            "code": -32020,
+            "message": (
+                "The mcp-param-region header holds a raw non-ASCII or control character; "
+                "send such values Base64-encoded as =?base64?...?="
+            ),
+        }
+    )

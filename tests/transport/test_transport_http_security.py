@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
+import anyio
 import pytest
 from transport_asgi import LEGACY_HEADERS, MODERN_META, http_client, initialize_body, modern_headers
 from transport_sample_server import server
 
 from mcpdi_transport._http._app import build_http_app
+from mcpdi_transport._http._security import BodyLimit, is_loopback
 
 pytestmark = pytest.mark.anyio
 
@@ -42,15 +47,124 @@ async def test_the_checks_apply_to_the_legacy_path_too() -> None:
     assert response.status_code == 403
 
 
-async def test_apps_for_other_hosts_skip_rebinding_checks_unless_configured() -> None:
+async def test_a_wildcard_bind_still_refuses_foreign_origins_and_checks_hosts_once_named() -> None:
     headers = modern_headers("server/discover", host="mcp.example.com", origin="https://app.example.com")
+    no_origin = modern_headers("server/discover", host="mcp.example.com")
     async with http_client(build_http_app(server, host="0.0.0.0")) as client:
-        open_response = await client.post("/mcp", json=DISCOVER, headers=headers)
-    strict = build_http_app(server, host="0.0.0.0", allowed_hosts=["mcp.example.com"], allowed_origins=[])
-    async with http_client(strict) as client:
-        strict_response = await client.post("/mcp", json=DISCOVER, headers=headers)
-    assert open_response.status_code == 200
-    assert strict_response.status_code == 403
+        foreign = await client.post("/mcp", json=DISCOVER, headers=headers)
+        plain = await client.post("/mcp", json=DISCOVER, headers=no_origin)
+    named = build_http_app(
+        server,
+        host="0.0.0.0",
+        allowed_hosts=["mcp.example.com"],
+        allowed_origins=["https://app.example.com/"],
+    )
+    async with http_client(named) as client:
+        allowed = await client.post("/mcp", json=DISCOVER, headers=headers)
+        rebound = await client.post(
+            "/mcp", json=DISCOVER, headers={**headers, "host": "attacker.example:8000"}
+        )
+    assert (foreign.status_code, foreign.text) == (403, "Invalid Origin header")
+    assert plain.status_code == 200  # a non-browser client sends no Origin
+    assert allowed.status_code == 200
+    assert (rebound.status_code, rebound.text) == (421, "Invalid Host header")
+
+
+@pytest.mark.parametrize(
+    "bound", ["127.0.0.2", "127.1.2.3", "::1", "[::1]", "::ffff:127.0.0.1", "localhost", "LOCALHOST"]
+)
+async def test_every_loopback_address_keeps_the_loopback_checks(bound: str) -> None:
+    async with http_client(build_http_app(server, host=bound)) as client:
+        evil = await client.post(
+            "/mcp", json=DISCOVER, headers=modern_headers("server/discover", origin="http://evil.example")
+        )
+        rebound = await client.post(
+            "/mcp", json=DISCOVER, headers=modern_headers("server/discover", host="attacker.example:8000")
+        )
+        local = await client.post(
+            "/mcp", json=DISCOVER, headers=modern_headers("server/discover", host="LOCALHOST:8000")
+        )
+    assert (evil.status_code, rebound.status_code, local.status_code) == (403, 421, 200)
+
+
+def test_is_loopback_knows_the_whole_loopback_range_and_nothing_else() -> None:
+    loopback = [
+        "127.0.0.1",
+        "127.255.255.254",
+        "::1",
+        "[::1]",
+        "::ffff:127.0.0.1",
+        "localhost",
+        "a.localhost",
+    ]
+    other = ["0.0.0.0", "::", "10.0.0.1", "::ffff:10.0.0.1", "128.0.0.1", "example.com", "127.0.0.1.example"]
+    assert [is_loopback(host) for host in loopback] == [True] * len(loopback)
+    assert [is_loopback(host) for host in other] == [False] * len(other)
+
+
+@pytest.mark.parametrize(
+    ("host", "options", "expected"),
+    [
+        ("127.0.0.1", {}, []),
+        ("127.0.0.1", {"dns_rebinding_protection": False}, ["Host and Origin checks are off"]),
+        ("0.0.0.0", {}, ["the Host header is not checked", "browser pages are refused"]),
+        ("0.0.0.0", {"allowed_hosts": ["mcp.example.com"]}, ["browser pages are refused"]),
+        ("0.0.0.0", {"allowed_hosts": ["a.example"], "allowed_origins": ["https://a.example"]}, []),
+    ],
+)
+def test_checks_that_are_off_or_open_are_logged_when_the_app_is_built(
+    host: str, options: dict[str, Any], expected: list[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="mcpdi_transport"):
+        build_http_app(server, host=host, **options)
+    warnings = [record.getMessage() for record in caplog.records if record.levelno == logging.WARNING]
+    assert len(warnings) == len(expected)
+    for warning, fragment in zip(warnings, expected, strict=True):
+        assert fragment in warning
+
+
+@pytest.mark.parametrize(
+    ("content_type", "status"),
+    [
+        ("application/json", 200),
+        ("Application/JSON; charset=utf-8", 200),
+        ("application/jsonfoo", 400),
+        ("application/json-seq", 400),
+        ("text/json", 400),
+        ("", 400),
+    ],
+)
+async def test_only_the_json_media_type_itself_is_accepted(content_type: str, status: int) -> None:
+    async with http_client(build_http_app(server)) as client:
+        response = await client.post(
+            "/mcp", json=DISCOVER, headers=modern_headers("server/discover", **{"content-type": content_type})
+        )
+    assert response.status_code == status
+
+
+async def test_a_body_that_trickles_in_too_slowly_gets_408() -> None:
+    received: list[dict[str, Any]] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("the app must not see a body that never finished")
+
+    async def trickle() -> dict[str, Any]:
+        if not received:
+            received.append({})
+            return {"type": "http.request", "body": b"{", "more_body": True}
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "headers": [(b"content-type", b"application/json")]}
+    with anyio.fail_after(5):
+        await BodyLimit(app, body_timeout=0.1)(scope, trickle, send)
+    assert sent[0]["status"] == 408
+    assert sent[1]["body"] == b"Request body not received in time"
 
 
 async def test_bodies_over_the_limit_get_413() -> None:

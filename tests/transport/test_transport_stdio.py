@@ -92,7 +92,15 @@ async def test_legacy_era_answers_a_mid_call_question_and_survives_garbage_lines
         await server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
         assert await server.request("{not json") == snapshot(
-            {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+            {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {
+                    "code": -32700,
+                    "message": "Parse error",
+                    "data": "key must be a string at line 1 column 2",
+                },
+            }
         )
 
         question = await server.request(call(3, "greet", arguments={}))

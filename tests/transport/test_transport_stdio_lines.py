@@ -58,7 +58,15 @@ async def test_an_over_long_line_gets_a_parse_error_and_the_next_line_is_served(
     with anyio.fail_after(5):
         await serve_stdio(server, Lines(b"x" * 50, b"y" * 50, b"z\n", PING + b"\n"), out)
     assert out.messages() == [
-        {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}},
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": -32700,
+                "message": "Parse error",
+                "data": "the line is longer than 4194304 bytes",
+            },
+        },
         {"jsonrpc": "2.0", "id": 1, "result": {}},
     ]
 

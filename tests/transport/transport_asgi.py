@@ -90,7 +90,7 @@ class StreamingExchange:
 
 @asynccontextmanager
 async def streaming(
-    app: Starlette, method: str, headers: Mapping[str, str], body: Any = None
+    app: Starlette, method: str, headers: Mapping[str, str | bytes], body: Any = None
 ) -> AsyncIterator[StreamingExchange]:
     """Send one request to `app` (lifespan already entered) and read the response as it comes."""
     exchange = StreamingExchange()
@@ -108,7 +108,7 @@ async def streaming(
         "server": ("127.0.0.1", 8000),
         "client": ("127.0.0.1", 50000),
         "headers": [(b"host", b"127.0.0.1:8000")]
-        + [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+        + [(k.lower().encode(), v if isinstance(v, bytes) else v.encode()) for k, v in headers.items()],
     }
     sent_body = False
 

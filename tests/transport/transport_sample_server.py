@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import anyio
@@ -25,6 +26,9 @@ TOOLS = {
     "sleep": types.Tool(name="sleep", input_schema={"type": "object"}),
     "shout": types.Tool(name="shout", input_schema={"type": "object"}),
     "reconnect": types.Tool(name="reconnect", input_schema={"type": "object"}),
+    "huge": types.Tool(name="huge", input_schema={"type": "object"}),
+    "surrogate": types.Tool(name="surrogate", input_schema={"type": "object"}),
+    "block": types.Tool(name="block", input_schema={"type": "object"}),
     "query": types.Tool(
         name="query",
         input_schema={
@@ -86,6 +90,15 @@ async def call_tool(
         getattr(ctx.peer, "close_sse_stream")()  # noqa: B009 - only the legacy HTTP peer has it
         await anyio.sleep(0.1)
         return text("resumed")
+    if params.name == "huge":
+        # 5000 digits: Python refuses to turn it into text, so the answer cannot be encoded.
+        return types.CallToolResult(content=[], structured_content={"n": 10**5000})
+    if params.name == "surrogate":
+        return text("half of a pair: \ud800")  # not encodable as UTF-8
+    if params.name == "block":
+        # A synchronous tool: a worker thread that no cancellation can stop.
+        await anyio.to_thread.run_sync(time.sleep, float(arguments.get("seconds", 30)))
+        return text("unblocked")
     if params.name == "query":
         return text(f"{arguments['region']}:{arguments['q']}")
     return types.CallToolResult(content=[types.TextContent(type="text", text="no such tool")], is_error=True)

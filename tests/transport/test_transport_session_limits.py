@@ -1,0 +1,143 @@
+"""Handshake-era sessions under abuse: questions time out, abandoned sessions go, buffers are capped."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from transport_asgi import LEGACY_HEADERS, http_client, initialize_body, streaming
+from transport_sample_server import server
+
+from mcpdi_transport._http._app import build_http_app
+from mcpdi_transport._http._legacy import LegacyEndpoint
+from mcpdi_transport._http._sse import ByteBudget, EventStream
+
+pytestmark = pytest.mark.anyio
+
+
+def call(id_: int, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": id_,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+
+
+async def open_session(client: httpx2.AsyncClient) -> dict[str, str]:
+    opened = await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
+    assert opened.status_code == 200
+    headers = {**LEGACY_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert (await client.post("/mcp", json=initialized, headers=headers)).status_code == 202
+    return {**headers, "mcp-protocol-version": "2025-11-25"}
+
+
+def legacy_endpoint(app: Any) -> LegacyEndpoint:
+    return app.routes[0].endpoint.legacy
+
+
+async def ask_and_walk_away(app: Any, headers: dict[str, str], id_: int) -> None:
+    """Call `greet`, read its question, and close the connection without answering."""
+    async with streaming(app, "POST", headers, call(id_, "greet")) as exchange:
+        with anyio.fail_after(5):
+            question = await exchange.next_message()
+    assert question["method"] == "elicitation/create"
+
+
+async def test_an_unanswered_question_fails_its_call_with_a_timeout_and_tells_the_client() -> None:
+    app = build_http_app(server, client_request_timeout=0.2)
+    async with http_client(app) as client:
+        headers = await open_session(client)
+        with anyio.fail_after(10):
+            answered = await client.post("/mcp", json=call(2, "greet"), headers=headers)
+    messages = [json.loads(line[6:]) for line in answered.text.split("\r\n") if line.startswith("data: {")]
+    question, cancelled, failed = messages
+    assert question["method"] == "elicitation/create"
+    assert cancelled == {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": question["id"], "reason": "timed out"},
+    }
+    assert failed == {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "error": {"code": -32001, "message": "The client did not answer 'elicitation/create' within 0.2 s"},
+    }
+
+
+async def test_a_session_whose_client_left_a_question_unanswered_expires_while_its_call_still_waits() -> None:
+    app = build_http_app(server, session_idle_timeout=0.2)
+    async with http_client(app) as client:
+        headers = await open_session(client)
+        await ask_and_walk_away(app, headers, 2)
+        endpoint = legacy_endpoint(app)
+        session = endpoint.sessions[headers["mcp-session-id"]]
+        assert session.running  # the call still waits for its answer
+        with anyio.fail_after(5):
+            while headers["mcp-session-id"] in endpoint.sessions:
+                await anyio.sleep(0.05)
+        gone = await client.post("/mcp", json=call(3, "echo", {"text": "x"}), headers=headers)
+    assert gone.status_code == 404
+    assert not session.running  # ending the session cancelled the waiting call
+
+
+async def test_a_full_house_of_abandoned_questions_does_not_lock_out_new_clients() -> None:
+    app = build_http_app(server, max_sessions=3)
+    async with http_client(app) as client:
+        abandoned = [await open_session(client) for _ in range(3)]
+        for number, headers in enumerate(abandoned):
+            await ask_and_walk_away(app, headers, 10 + number)
+        newcomers = [
+            await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS) for _ in range(5)
+        ]
+        endpoint = legacy_endpoint(app)
+        assert len(endpoint.sessions) == 3
+        first_gone = await client.post("/mcp", json=call(3, "echo", {"text": "x"}), headers=abandoned[0])
+    assert [response.status_code for response in newcomers] == [200] * 5
+    assert first_gone.status_code == 404
+
+
+async def test_a_client_that_never_reads_cannot_make_a_session_hold_more_than_its_byte_budget() -> None:
+    budget = 16 * 1024
+    app = build_http_app(server, max_buffered_bytes=budget)
+    async with http_client(app) as client:
+        headers = await open_session(client)
+        for number in range(40):
+            body = call(100 + number, "echo", {"text": "x" * 2000})
+            async with streaming(app, "POST", headers, body) as exchange:
+                with anyio.fail_after(5):
+                    await exchange.started.wait()
+        session = legacy_endpoint(app).sessions[headers["mcp-session-id"]]
+        held = sum(stream.buffered_bytes for stream in session.streams.values())
+        assert session.budget.used == held
+        assert 0 < held <= budget
+        still_served = await client.post("/mcp", json=call(999, "echo", {"text": "y"}), headers=headers)
+    assert still_served.status_code == 200
+
+
+def test_the_budget_drops_the_oldest_events_first_and_keeps_the_newest_answer() -> None:
+    budget = ByteBudget(300)
+    older = EventStream("1", resumable=True, budget=budget)
+    newer = EventStream("2", resumable=True, budget=budget)
+    older.append({"jsonrpc": "2.0", "method": "a", "params": {"pad": "x" * 100}})
+    newer.append({"jsonrpc": "2.0", "method": "b", "params": {"pad": "x" * 100}})
+    newer.append({"jsonrpc": "2.0", "id": 1, "result": {"pad": "x" * 400}})
+    assert older.buffered_bytes == 0
+    assert newer.buffered_bytes == budget.used
+    # Resuming after a dropped event starts at the oldest one kept: the answer still arrives.
+    assert newer.position_after("2-0") == 1
+    assert newer.position_after("2-2") is None  # not written yet
+
+
+async def test_a_reader_behind_dropped_events_skips_to_the_oldest_one_kept() -> None:
+    stream = EventStream("1", resumable=True, budget=ByteBudget(10_000))
+    for number in range(3):
+        stream.append({"jsonrpc": "2.0", "method": "n", "params": {"n": number}})
+    assert stream.drop_oldest()
+    stream.close()
+    frames = [frame async for frame in stream.follow(0)]
+    assert [frame.split(b"\r\n")[0] for frame in frames] == [b"id: 1-1", b"id: 1-2"]
