@@ -10,6 +10,8 @@ import importlib as _importlib
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
+    from mcp_types import Icon as Icon
+
     from mcpdi import types as types
     from mcpdi._arguments import Header as Header
     from mcpdi._asking import AcceptedElicitation as AcceptedElicitation
@@ -20,7 +22,19 @@ if _typing.TYPE_CHECKING:
     from mcpdi._asking import ListRoots as ListRoots
     from mcpdi._asking import Sample as Sample
     from mcpdi._context import Context as Context
+    from mcpdi._errors import MCPServerError as MCPServerError
+    from mcpdi._errors import ResourceError as ResourceError
+    from mcpdi._errors import ResourceNotFoundError as ResourceNotFoundError
     from mcpdi._errors import ToolError as ToolError
+    from mcpdi._errors import UnexpectedResourceError as UnexpectedResourceError
+    from mcpdi._errors import UnexpectedToolError as UnexpectedToolError
+    from mcpdi._errors import UrlElicitationRequiredError as UrlElicitationRequiredError
+    from mcpdi._in_memory import ReadResourceContents as ReadResourceContents
+    from mcpdi._media import Audio as Audio
+    from mcpdi._media import Image as Image
+    from mcpdi._messages import AssistantMessage as AssistantMessage
+    from mcpdi._messages import Message as Message
+    from mcpdi._messages import UserMessage as UserMessage
     from mcpdi._server import MCPServer as MCPServer
     from mcpdi._state import RequestStateSecurity as RequestStateSecurity
     from mcpdi.engine import InvalidSignature as InvalidSignature
@@ -31,43 +45,69 @@ if _typing.TYPE_CHECKING:
 
 _HOMES: dict[str, str] = {
     "AcceptedElicitation": "mcpdi._asking",
+    "AssistantMessage": "mcpdi._messages",
+    "Audio": "mcpdi._media",
     "CancelledElicitation": "mcpdi._asking",
     "Context": "mcpdi._context",
     "DeclinedElicitation": "mcpdi._asking",
     "Elicit": "mcpdi._asking",
     "ElicitationResult": "mcpdi._asking",
     "Header": "mcpdi._arguments",
+    "Icon": "mcp_types",
+    "Image": "mcpdi._media",
     "InvalidSignature": "mcpdi.engine",
     "ListRoots": "mcpdi._asking",
     "MCPError": "mcpdi.lowlevel",
     "MCPServer": "mcpdi._server",
+    "MCPServerError": "mcpdi._errors",
+    "Message": "mcpdi._messages",
+    "ReadResourceContents": "mcpdi._in_memory",
     "RequestStateSecurity": "mcpdi._state",
     "Resolve": "mcpdi.engine",
+    "ResourceError": "mcpdi._errors",
+    "ResourceNotFoundError": "mcpdi._errors",
     "Sample": "mcpdi._asking",
     "Server": "mcpdi.lowlevel",
     "ServerRequestContext": "mcpdi.lowlevel",
     "ToolError": "mcpdi._errors",
     "types": "mcpdi.types",
+    "UnexpectedResourceError": "mcpdi._errors",
+    "UnexpectedToolError": "mcpdi._errors",
+    "UrlElicitationRequiredError": "mcpdi._errors",
+    "UserMessage": "mcpdi._messages",
 }
 
 __all__ = (
     "AcceptedElicitation",
+    "AssistantMessage",
+    "Audio",
     "CancelledElicitation",
     "Context",
     "DeclinedElicitation",
     "Elicit",
     "ElicitationResult",
     "Header",
+    "Icon",
+    "Image",
     "InvalidSignature",
     "ListRoots",
     "MCPError",
     "MCPServer",
+    "MCPServerError",
+    "Message",
+    "ReadResourceContents",
     "RequestStateSecurity",
     "Resolve",
+    "ResourceError",
+    "ResourceNotFoundError",
     "Sample",
     "Server",
     "ServerRequestContext",
     "ToolError",
+    "UnexpectedResourceError",
+    "UnexpectedToolError",
+    "UrlElicitationRequiredError",
+    "UserMessage",
     "types",
 )
 

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import base64
 import logging
 import sys
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from mcp_types import (
+    Annotations,
+    BlobResourceContents,
     CallToolRequestParams,
     CallToolResult,
+    CompleteRequestParams,
     GetPromptRequestParams,
     GetPromptResult,
     Icon,
@@ -20,19 +24,25 @@ from mcp_types import (
     ListResourceTemplatesResult,
     ListToolsResult,
     PaginatedRequestParams,
+    Prompt,
     ReadResourceRequestParams,
     ReadResourceResult,
     Resource,
     ResourceTemplate,
+    Tool,
     ToolAnnotations,
 )
 from typing_extensions import TypeVar as DefaultTypeVar
 
+from mcpdi._completion import CompletionHandler, completion_handler
 from mcpdi._context import Context
+from mcpdi._errors import ResourceError, ResourceNotFoundError, ToolError
+from mcpdi._in_memory import Answers, ReadResourceContents, answer_script, request_in_memory
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
-from mcpdi._tools import RegisteredTool, call_tool, compile_tool
+from mcpdi._tool_failures import raise_tool_failure
+from mcpdi._tools import RegisteredTool, call_tool, compile_tool, failures
 from mcpdi.lowlevel._context import ServerRequestContext
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
 from mcpdi.lowlevel._handover import TransportName
@@ -42,6 +52,7 @@ from mcpdi.lowlevel._server import Server
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+    from starlette.routing import BaseRoute
 
 __all__ = ("MCPServer",)
 
@@ -50,6 +61,9 @@ logger = logging.getLogger("mcpdi")
 LifespanT = DefaultTypeVar("LifespanT", default=Any)
 FnT = TypeVar("FnT", bound=Callable[..., Any])
 EntryT = TypeVar("EntryT")
+LogLevelName = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+
+DEFAULT_NAME = "mcp-server"
 
 
 def _caller_namespace(depth: int) -> Mapping[str, Any]:
@@ -65,6 +79,31 @@ def _registered(registry: Mapping[str, EntryT], kind: str, name: str) -> EntryT:
     return entry
 
 
+def _http_options(
+    stateless_http: bool | None, json_response: bool | None, streamable_http_path: str | None
+) -> dict[str, Any]:
+    """The reference server's spelling of HTTP options, as `build_http_app` names them."""
+    options: dict[str, Any] = {}
+    if stateless_http is not None:
+        options["stateless"] = stateless_http
+    if json_response is not None:
+        options["json_response"] = json_response
+    if streamable_http_path is not None:
+        options["path"] = streamable_http_path
+    return options
+
+
+def _contents_of(result: ReadResourceResult) -> list[ReadResourceContents]:
+    """A `resources/read` result as Python values: text as str, blobs decoded to bytes."""
+    contents: list[ReadResourceContents] = []
+    for item in result.contents:
+        if isinstance(item, BlobResourceContents):
+            contents.append(ReadResourceContents(base64.b64decode(item.blob), item.mime_type, item.meta))
+        else:
+            contents.append(ReadResourceContents(item.text, item.mime_type, item.meta))
+    return contents
+
+
 class MCPServer(Generic[LifespanT]):
     """An MCP server whose tools, prompts and resources are plain decorated functions.
 
@@ -73,31 +112,53 @@ class MCPServer(Generic[LifespanT]):
     is compiled at registration, so a mistake raises `InvalidSignature` before any client
     connects. `request_state` seals the multi-round state of protocol 2026-07-28; give it
     shared keys (`RequestStateSecurity(keys=[...])`) when several processes serve one name.
+
+    The positional parameters are the reference SDK's, in its order, so a server written
+    for it constructs unchanged.
     """
 
     def __init__(
         self,
         name: str | None = None,
-        instructions: str | None = None,
-        *,
         title: str | None = None,
         description: str | None = None,
-        version: str | None = None,
+        instructions: str | None = None,
         website_url: str | None = None,
         icons: list[Icon] | None = None,
+        version: str = "",
+        *,
         lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None = None,
         request_state: RequestStateSecurity | None = None,
+        request_state_security: RequestStateSecurity | None = None,
+        warn_on_duplicate_tools: bool = True,
+        warn_on_duplicate_resources: bool = True,
+        warn_on_duplicate_prompts: bool = True,
+        debug: bool = False,
+        log_level: LogLevelName | None = None,
+        dependencies: list[str] | None = None,
     ) -> None:
-        self.name = name or "mcpdi"
-        self.instructions = instructions
-        self.request_state = request_state if request_state is not None else RequestStateSecurity()
+        if request_state is not None and request_state_security is not None:
+            msg = "pass request_state= or its other spelling request_state_security=, not both"
+            raise TypeError(msg)
+        security = request_state if request_state is not None else request_state_security
+        self.request_state = security if security is not None else RequestStateSecurity()
+        self.debug = debug
+        self.dependencies = list(dependencies or ())
+        if log_level is not None:
+            logger.setLevel(log_level)
+        self._warn_on_duplicate = {
+            "tool": warn_on_duplicate_tools,
+            "resource": warn_on_duplicate_resources,
+            "prompt": warn_on_duplicate_prompts,
+        }
         self._lifespan = lifespan
         self._tools: dict[str, RegisteredTool] = {}
         self._prompts: dict[str, RegisteredPrompt] = {}
         self._resources: dict[str, RegisteredResource] = {}
+        self._custom_routes: list[BaseRoute] = []
         self._server: Server[LifespanT] = Server(
-            self.name,
-            version=version or "",
+            name or DEFAULT_NAME,
+            version=version,
             title=title,
             description=description,
             instructions=instructions,
@@ -115,6 +176,36 @@ class MCPServer(Generic[LifespanT]):
         )
         self._server.get_tool_header_params = self.tool_header_params
 
+    # -- identity (read from the low-level server, which announces it) ---------------------
+
+    @property
+    def name(self) -> str:
+        return self._server.name
+
+    @property
+    def title(self) -> str | None:
+        return self._server.title
+
+    @property
+    def description(self) -> str | None:
+        return self._server.description
+
+    @property
+    def instructions(self) -> str | None:
+        return self._server.instructions
+
+    @property
+    def website_url(self) -> str | None:
+        return self._server.website_url
+
+    @property
+    def icons(self) -> list[Icon] | None:
+        return self._server.icons
+
+    @property
+    def version(self) -> str:
+        return self._server.version
+
     # -- what transports use ------------------------------------------------------------
 
     @property
@@ -126,9 +217,35 @@ class MCPServer(Generic[LifespanT]):
         """Enter the lifespan once and yield the `Runner` that answers messages."""
         return self._server.running()
 
-    def streamable_http_app(self, **options: Any) -> Starlette:
-        """A Starlette app serving this server over Streamable HTTP (both protocol eras)."""
-        return self._server.streamable_http_app(**options)
+    def streamable_http_app(
+        self,
+        *,
+        stateless_http: bool | None = None,
+        json_response: bool | None = None,
+        streamable_http_path: str | None = None,
+        **options: Any,
+    ) -> Starlette:
+        """A Starlette app serving this server over Streamable HTTP (both protocol eras).
+
+        `stateless_http`, `json_response` and `streamable_http_path` are the reference
+        SDK's names for `stateless`, `json_response` and `path` of `build_http_app`; the
+        routes added with `custom_route` are served next to the MCP endpoint.
+        """
+        return self._server.streamable_http_app(
+            **self._app_options(stateless_http, json_response, streamable_http_path, options)
+        )
+
+    def _app_options(
+        self,
+        stateless_http: bool | None,
+        json_response: bool | None,
+        streamable_http_path: str | None,
+        options: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        merged = {**_http_options(stateless_http, json_response, streamable_http_path), **options}
+        merged.setdefault("debug", self.debug)
+        merged["routes"] = (*self._custom_routes, *merged.get("routes", ()))
+        return merged
 
     def run(
         self,
@@ -136,9 +253,50 @@ class MCPServer(Generic[LifespanT]):
         *,
         host: str = "127.0.0.1",
         port: int = 8000,
+        stateless_http: bool | None = None,
+        json_response: bool | None = None,
+        streamable_http_path: str | None = None,
+        **options: Any,
     ) -> None:
-        """Serve until stopped, on stdin/stdout or over Streamable HTTP on `host:port`."""
-        self._server.run(transport, host=host, port=port)
+        """Serve until stopped, on stdin/stdout or over Streamable HTTP on `host:port`.
+
+        `"http"` and `"streamable-http"` name the same transport; the HTTP options are
+        those of `streamable_http_app`.
+        """
+        if transport == "stdio":
+            extra = _http_options(stateless_http, json_response, streamable_http_path)
+            if extra or options:
+                msg = f"HTTP options {sorted({*extra, *options})} make no sense with transport='stdio'"
+                raise TypeError(msg)
+            self._server.run(transport)
+            return
+        from mcpdi.lowlevel._handover import serve
+
+        options = self._app_options(stateless_http, json_response, streamable_http_path, options)
+        serve(self, transport, host=host, port=port, **options)
+
+    def custom_route(
+        self,
+        path: str,
+        methods: list[str],
+        name: str | None = None,
+        include_in_schema: bool = True,
+    ) -> Callable[[Callable[[Any], Awaitable[Any]]], Callable[[Any], Awaitable[Any]]]:
+        """Serve a plain HTTP endpoint next to MCP (`async def health(request) -> Response`).
+
+        Only the HTTP transport serves it; it passes by no MCP machinery (no session, no
+        `Context`), so check what it needs itself.
+        """
+        from starlette.routing import Route  # only HTTP serving needs Starlette
+
+        def register(endpoint: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
+            route = Route(
+                path, endpoint=endpoint, methods=methods, name=name, include_in_schema=include_in_schema
+            )
+            self._custom_routes.append(route)
+            return endpoint
+
+        return register
 
     @asynccontextmanager
     async def _enter_lifespan(self, server: Server[LifespanT]) -> AsyncGenerator[Any]:
@@ -150,10 +308,17 @@ class MCPServer(Generic[LifespanT]):
 
     # -- registration -------------------------------------------------------------------
 
+    def _keep_first(self, registry: dict[str, EntryT], kind: str, key: str, entry: EntryT) -> None:
+        """Register `entry` unless `key` is taken: the first definition stays, as in the reference SDK."""
+        if key in registry:
+            if self._warn_on_duplicate[kind]:
+                logger.warning("%s already exists: %s (the first definition is kept)", kind.capitalize(), key)
+            return
+        registry[key] = entry
+
     def tool(
         self,
         name: str | None = None,
-        *,
         title: str | None = None,
         description: str | None = None,
         annotations: ToolAnnotations | None = None,
@@ -177,7 +342,6 @@ class MCPServer(Generic[LifespanT]):
         self,
         fn: Callable[..., Any],
         name: str | None = None,
-        *,
         title: str | None = None,
         description: str | None = None,
         annotations: ToolAnnotations | None = None,
@@ -212,17 +376,17 @@ class MCPServer(Generic[LifespanT]):
             structured_output=structured_output,
             localns=localns,
         )
-        if tool.name in self._tools:
-            logger.warning("tool %r registered again; the new definition replaces the old one", tool.name)
-        self._tools[tool.name] = tool
+        self._keep_first(self._tools, "tool", tool.name, tool)
 
     def remove_tool(self, name: str) -> None:
-        del self._tools[name]
+        """Unregister a tool; an unknown name raises `ToolError`."""
+        if self._tools.pop(name, None) is None:
+            msg = f"Unknown tool: {name}"
+            raise ToolError(msg)
 
     def prompt(
         self,
         name: str | None = None,
-        *,
         title: str | None = None,
         description: str | None = None,
         icons: list[Icon] | None = None,
@@ -237,10 +401,16 @@ class MCPServer(Generic[LifespanT]):
             prompt = compile_prompt(
                 fn, name=name, title=title, description=description, icons=icons, localns=localns
             )
-            self._prompts[prompt.name] = prompt
+            self._keep_first(self._prompts, "prompt", prompt.name, prompt)
             return fn
 
         return register
+
+    def remove_prompt(self, name: str) -> None:
+        """Unregister a prompt; an unknown name raises `ValueError`."""
+        if self._prompts.pop(name, None) is None:
+            msg = f"Unknown prompt: {name}"
+            raise ValueError(msg)
 
     def resource(
         self,
@@ -251,6 +421,8 @@ class MCPServer(Generic[LifespanT]):
         description: str | None = None,
         mime_type: str | None = None,
         icons: list[Icon] | None = None,
+        annotations: Annotations | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> Callable[[FnT], FnT]:
         """Register a function as a resource (`"res://x"`) or a template (`"res://{x}"`)."""
         if callable(uri):
@@ -259,17 +431,106 @@ class MCPServer(Generic[LifespanT]):
         localns = _caller_namespace(1)
 
         def register(fn: FnT) -> FnT:
-            resource = compile_resource(
-                fn,
-                uri,
-                name=name,
-                title=title,
-                description=description,
-                mime_type=mime_type,
-                icons=icons,
-                localns=localns,
+            self._add_resource(
+                fn, uri, name, title, description, mime_type, icons, annotations, meta, localns
             )
-            self._resources[resource.uri] = resource
+            return fn
+
+        return register
+
+    def add_resource(
+        self,
+        resource: Any,
+        uri: str | None = None,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        icons: list[Icon] | None = None,
+        annotations: Annotations | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        """Register a resource without the decorator.
+
+        `resource` is a function (then `uri` is required), or an object with `uri`, `name`
+        and an async `read()` returning str or bytes (the reference SDK's resource classes
+        qualify); its `title`, `description`, `mime_type`, `icons`, `annotations` and
+        `meta` are published when present.
+        """
+        localns = _caller_namespace(1)
+        if uri is None and hasattr(resource, "uri") and callable(getattr(resource, "read", None)):
+            read: Callable[[], Awaitable[Any]] = resource.read
+
+            async def read_object() -> Any:
+                return await read()
+
+            def attribute(key: str, given: Any) -> Any:
+                return given if given is not None else getattr(resource, key, None)
+
+            read_object.__name__ = str(attribute("name", name) or "resource")
+            read_object.__doc__ = attribute("description", description)
+            self._add_resource(
+                read_object,
+                str(resource.uri),
+                attribute("name", name),
+                attribute("title", title),
+                attribute("description", description),
+                attribute("mime_type", mime_type),
+                attribute("icons", icons),
+                attribute("annotations", annotations),
+                attribute("meta", meta),
+                localns,
+            )
+            return
+        if uri is None or not callable(resource):
+            msg = (
+                f"add_resource takes a function and its uri, or an object with .uri and an async .read(); "
+                f"got {resource!r} with uri={uri!r}"
+            )
+            raise TypeError(msg)
+        self._add_resource(
+            resource, uri, name, title, description, mime_type, icons, annotations, meta, localns
+        )
+
+    def _add_resource(
+        self,
+        fn: Callable[..., Any],
+        uri: str,
+        name: str | None,
+        title: str | None,
+        description: str | None,
+        mime_type: str | None,
+        icons: list[Icon] | None,
+        annotations: Annotations | None,
+        meta: dict[str, Any] | None,
+        localns: Mapping[str, Any],
+    ) -> None:
+        resource = compile_resource(
+            fn,
+            uri,
+            name=name,
+            title=title,
+            description=description,
+            mime_type=mime_type,
+            icons=icons,
+            annotations=annotations,
+            meta=meta,
+            localns=localns,
+        )
+        self._keep_first(self._resources, "resource", resource.uri, resource)
+
+    def completion(self) -> Callable[[CompletionHandler], CompletionHandler]:
+        """Register the server's completion handler: `async def complete(ref, argument, context)`.
+
+        It returns a `Completion` (or None for no suggestions) for a prompt argument or a
+        resource template variable; registering one advertises the `completions` capability.
+        """
+
+        def register(fn: CompletionHandler) -> CompletionHandler:
+            self._server.add_request_handler(
+                "completion/complete", CompleteRequestParams, completion_handler(fn)
+            )
             return fn
 
         return register
@@ -290,54 +551,129 @@ class MCPServer(Generic[LifespanT]):
         """A tool as registration compiled it (its plan, schema and output shape)."""
         return self._tools[name]
 
+    async def list_tools(self) -> list[Tool]:
+        """The tools as `tools/list` publishes them."""
+        return [tool.wire for tool in self._tools.values()]
+
+    async def list_prompts(self) -> list[Prompt]:
+        """The prompts as `prompts/list` publishes them."""
+        return [prompt.wire for prompt in self._prompts.values()]
+
+    async def list_resources(self) -> list[Resource]:
+        """The resources with a fixed URI, as `resources/list` publishes them."""
+        return [r.wire for r in self._resources.values() if isinstance(r.wire, Resource)]
+
+    async def list_resource_templates(self) -> list[ResourceTemplate]:
+        """The resource templates, as `resources/templates/list` publishes them."""
+        return [r.wire for r in self._resources.values() if isinstance(r.wire, ResourceTemplate)]
+
+    # -- calls in memory, as a client would make them -------------------------------------
+
     async def call_tool(
         self,
         name: str,
         arguments: Mapping[str, Any] | None = None,
+        context: Context[Any, Any] | None = None,
         *,
-        answers: Mapping[Any, Any] | Callable[[str, Mapping[str, Any] | None], Any] | None = None,
+        answers: Answers | None = None,
         protocol_version: str = "2026-07-28",
         capabilities: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> CallToolResult:
         """Call a tool in memory, as a client would, answering its questions from `answers`.
 
+        A failed call raises `ToolError` with the text the model would read (its subclass
+        `UnexpectedToolError` when the tool crashed; `__cause__` is what it raised). An
+        unknown tool, like any protocol error, raises `MCPError`.
+
         `answers` maps a resolver function, an `inputRequests` key or a method name
         (`"elicitation/create"`, `"sampling/createMessage"`, `"roots/list"`) to the client's
         answer (a dict, a wire model, or a callable of the request params); or it is one
-        callable `(method, params) -> answer`. A protocol error raises `MCPError`.
+        callable `(method, params) -> answer`. With a `context` (from inside another
+        request) the tool runs in that request instead.
         """
-        from mcpdi.testing._memory import ALL_CAPABILITIES, InMemoryClient  # test-time only
+        sink: list[Exception] = []
+        token = failures.set(sink)
+        try:
+            if context is not None:
+                params = CallToolRequestParams(name=name, arguments=dict(arguments or {}))
+                outcome = await self._call_tool(context.request_context, params)
+                if isinstance(outcome, InputRequiredResult):
+                    msg = f"tool {name!r} asked for input; call it without a context to answer its questions"
+                    raise MCPError(INVALID_PARAMS, msg)
+                result = outcome
+            else:
+                tool = self._tools.get(name)
+                resolvers = {step.key: step.fn for step in tool.plan.steps} if tool is not None else {}
+                raw = await request_in_memory(
+                    self,
+                    "tools/call",
+                    {"name": name, "arguments": dict(arguments or {})},
+                    script=answer_script(f"tool {name!r}", answers, resolvers),
+                    protocol_version=protocol_version,
+                    capabilities=capabilities,
+                    headers=headers,
+                )
+                result = CallToolResult.model_validate(raw)
+        finally:
+            failures.reset(token)
+        if result.is_error:
+            raise_tool_failure(result, sink)
+        return result
 
-        tool = self._tools.get(name)
-        fns = {step.key: step.fn for step in tool.plan.steps} if tool is not None else {}
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        answers: Answers | None = None,
+        protocol_version: str = "2026-07-28",
+    ) -> GetPromptResult:
+        """Render a prompt in memory, as `prompts/get` would; errors raise `MCPError` (-32602)."""
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        raw = await request_in_memory(
+            self,
+            "prompts/get",
+            params,
+            script=answer_script(f"prompt {name!r}", answers, {}),
+            protocol_version=protocol_version,
+        )
+        return GetPromptResult.model_validate(raw)
 
-        def script(key: str | None, method: str, params: Mapping[str, Any] | None) -> Any:
-            if answers is None:
-                msg = f"tool {name!r} asked {method!r}; pass answers=... to call_tool"
-                raise LookupError(msg)
-            if callable(answers):
-                return answers(method, params)
-            for candidate in (key, fns.get(key or ""), method):
-                if candidate is not None and candidate in answers:
-                    answer = answers[candidate]
-                    return answer(params) if callable(answer) else answer
-            msg = f"no answer for {method!r} (key {key!r}) in answers={answers!r}"
-            raise LookupError(msg)
+    async def read_resource(
+        self, uri: str, *, answers: Answers | None = None, protocol_version: str = "2026-07-28"
+    ) -> Iterable[ReadResourceContents]:
+        """Read a resource in memory, as `resources/read` would: its contents, blobs as bytes.
 
-        async with self.running() as runner:
-            client = InMemoryClient(
-                runner,
-                protocol_version=protocol_version,
-                capabilities=ALL_CAPABILITIES if capabilities is None else capabilities,
-                script=script,
-                headers=headers,
-            )
-            exchange = await client.call_tool(name, arguments or {})
-        if "error" in exchange.response:
-            error = exchange.error
-            raise MCPError(error["code"], error["message"], error.get("data"))
-        return CallToolResult.model_validate(exchange.result)
+        An unknown URI or a `ResourceNotFoundError` raises `MCPError` -32602; a
+        `ResourceError` or a crash raises `MCPError` -32603.
+        """
+        raw = await request_in_memory(
+            self,
+            "resources/read",
+            {"uri": str(uri)},
+            script=answer_script(f"resource {uri!r}", answers, {}),
+            protocol_version=protocol_version,
+        )
+        return _contents_of(ReadResourceResult.model_validate(raw))
+
+    async def read_resource_in(self, context: Context[Any, Any], uri: str) -> list[ReadResourceContents]:
+        """Read a resource inside another request (`ctx.read_resource`), failing as `ResourceError`s.
+
+        So that a tool reading a missing resource reports a tool error, not a protocol one.
+        """
+        params = ReadResourceRequestParams(uri=uri)  # pyright: ignore[reportArgumentType]
+        try:
+            result = await self._read_resource(context.request_context, params)
+        except MCPError as error:
+            failure = ResourceNotFoundError if error.code == INVALID_PARAMS else ResourceError
+            raise failure(error.message) from error
+        if isinstance(result, InputRequiredResult):
+            msg = f"resource {uri!r} asked for input; ctx.read_resource reads only resources that answer"
+            raise ResourceError(msg)
+        return _contents_of(result)
 
     # -- handlers -------------------------------------------------------------------------
 
@@ -373,14 +709,12 @@ class MCPServer(Generic[LifespanT]):
     async def _list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
-        fixed = [r.wire for r in self._resources.values() if isinstance(r.wire, Resource)]
-        return ListResourcesResult(resources=fixed)
+        return ListResourcesResult(resources=await self.list_resources())
 
     async def _list_resource_templates(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourceTemplatesResult:
-        templates = [r.wire for r in self._resources.values() if isinstance(r.wire, ResourceTemplate)]
-        return ListResourceTemplatesResult(resource_templates=templates)
+        return ListResourceTemplatesResult(resource_templates=await self.list_resource_templates())
 
     async def _read_resource(
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,18 +23,21 @@ from mcpdi._arguments import ArgumentsModel, build_arguments_model, dump_argumen
 from mcpdi._asking import AnswerRejected
 from mcpdi._context import Context
 from mcpdi._edges import check_hidden_headers, return_annotation
-from mcpdi._errors import ElicitationRefused, ToolError
+from mcpdi._errors import ElicitationRefused, ResourceError, ToolError
 from mcpdi._output import Output, plan_output, returns_input_required
-from mcpdi._registration import compile_mcp_plan, function_name, published_name
+from mcpdi._registration import compile_mcp_plan, function_name, published_description, published_name
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state import RequestStateSecurity
 from mcpdi.engine import InvalidSignature, Plan, ResolverError
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.lowlevel._param_headers import HeaderParam, find_invalid_x_mcp_header, x_mcp_header_params
 
-__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text")
+__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text", "failures")
 
 logger = logging.getLogger("mcpdi")
+
+failures: ContextVar[list[Exception] | None] = ContextVar("mcpdi_tool_failures", default=None)
+"""Set by `MCPServer.call_tool`: the exceptions behind the error results of its call, to re-raise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,16 +89,14 @@ def compile_tool(
             "resolvers or by the tool body, not both"
         )
         raise InvalidSignature(msg, function=fn)
-    output = plan_output(fn_name, returns, location=plan.location)
-    if structured_output is False:
-        output = Output(None, None, wrap=False)
-    elif structured_output and output.schema is None:
+    if structured_output and returns is Any:
         msg = f"Tool {tool_name!r} ({plan.location}): structured_output=True needs a JSON-able return type"
         raise InvalidSignature(msg, function=fn)
+    output = plan_output(fn_name, returns, location=plan.location, structured_output=structured_output)
     wire = Tool(
         name=tool_name,
         title=title,
-        description=description if description is not None else inspect.getdoc(fn),
+        description=published_description(fn, description),
         input_schema=input_schema,
         output_schema=output.schema,
         annotations=annotations,
@@ -105,7 +106,10 @@ def compile_tool(
     return RegisteredTool(tool_name, plan, arguments_model, output, wire, x_mcp_header_params(input_schema))
 
 
-def _error_result(text: str) -> CallToolResult:
+def _error_result(text: str, error: Exception) -> CallToolResult:
+    sink = failures.get()
+    if sink is not None:
+        sink.append(error)
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
@@ -120,7 +124,7 @@ def failure_text(error: Exception, prefix: str) -> str:
         cause = error.__cause__
     if isinstance(cause, MCPError):
         raise cause
-    if isinstance(cause, ToolError | ElicitationRefused | AnswerRejected):
+    if isinstance(cause, ToolError | ResourceError | ElicitationRefused | AnswerRejected):
         return f"{prefix}: {cause}"
     logger.error("%s", prefix, exc_info=error)
     return prefix
@@ -142,7 +146,7 @@ async def call_tool(
         # The model's validator itself: `model_validate` only forwards to it, at a cost per call.
         validated = model.__pydantic_validator__.validate_python(pre_parse_json(model, raw or {}))
     except ValidationError as error:
-        return _error_result(f"{prefix}: {error}")
+        return _error_result(f"{prefix}: {error}", error)
     arguments = dump_arguments(validated)
     target = CallTarget("tools/call", tool.name, raw, audience)
     try:
@@ -153,4 +157,4 @@ async def call_tool(
     except MCPError:
         raise
     except Exception as error:
-        return _error_result(failure_text(error, prefix))
+        return _error_result(failure_text(error, prefix), error)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, Iterable
+from collections.abc import AsyncGenerator, Iterable, Sequence
 from typing import Final
 
 import anyio
@@ -11,7 +11,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from mcpdi_transport._http._common import AppOptions, Running, header_values
@@ -78,6 +78,7 @@ def build_http_app(
     max_sessions: int = 10_000,
     session_idle_timeout: float = 30 * 60.0,
     debug: bool = False,
+    routes: Sequence[BaseRoute] = (),
 ) -> Starlette:
     """A Starlette app serving `server` at `path` over Streamable HTTP, both protocol eras.
 
@@ -90,6 +91,7 @@ def build_http_app(
       `allowed_origins` are given, and `dns_rebinding_protection` forces it on or off.
     - `max_body_size`: larger request bodies get 413.
     - `sse_retry_ms`: reconnect delay suggested to clients that can resume a stream.
+    - `routes`: plain Starlette routes served next to the MCP endpoint (health checks, ...).
 
     The app's lifespan enters `server.running()` once; serve it with a server that runs
     lifespans (uvicorn does). Starlette does not run the lifespan of a mounted sub-app, so
@@ -125,7 +127,7 @@ def build_http_app(
 
     return Starlette(
         debug=debug,
-        routes=[Route(path, endpoint=endpoint)],
+        routes=[Route(path, endpoint=endpoint), *routes],
         middleware=[Middleware(BodyLimit, max_body_size=max_body_size)],
         lifespan=lifespan,
     )
