@@ -59,7 +59,7 @@ def choose_output_model(function_name: str, annotation: Any) -> OutputModel | No
         return _wrapped(function_name, annotation)
     if not isinstance(bare, type) or get_origin(bare) is not None:
         return _wrapped(function_name, annotation)  # list[...], unions, Literal, ...
-    cls = cast(type[Any], bare)
+    cls = cast("type[Any]", bare)
     if issubclass(cls, BaseModel):
         return OutputModel(cls, wrap=False)
     if is_typeddict(cls):
