@@ -10,6 +10,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from mcp_types import SERVER_INFO_META_KEY
+
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.testing._memory import ALL_CAPABILITIES, InMemoryClient, Script
 
@@ -73,4 +75,16 @@ async def request_in_memory(
     if "error" in exchange.response:
         error = exchange.error
         raise MCPError(error["code"], error["message"], error.get("data"))
-    return exchange.result
+    return _without_envelope(exchange.result)
+
+
+def _without_envelope(result: dict[str, Any]) -> dict[str, Any]:
+    """The result as the handler made it: the 2026-07-28 envelope's server identity removed."""
+    meta: dict[str, Any] | None = result.get("_meta")
+    if not meta or SERVER_INFO_META_KEY not in meta:
+        return result
+    rest = {key: value for key, value in meta.items() if key != SERVER_INFO_META_KEY}
+    trimmed = {key: value for key, value in result.items() if key != "_meta"}
+    if rest:
+        trimmed["_meta"] = rest
+    return trimmed

@@ -180,5 +180,7 @@ async def read_resource(
             raise MCPError(INVALID_PARAMS, str(cause), {"uri": uri}) from None
         if isinstance(cause, ResourceError):
             raise MCPError(INTERNAL_ERROR, str(cause), {"uri": uri}) from None
-        text = failure_text(error, f"Error reading resource {uri}")
+        # The reference server's wording, which clients may already match on.
+        doing = "creating resource from template" if resource.pattern is not None else "reading resource"
+        text = failure_text(error, f"Error {doing} {uri}")
         raise MCPError(INTERNAL_ERROR, text, {"uri": uri}) from None
