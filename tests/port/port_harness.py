@@ -64,7 +64,8 @@ def load(name: str, flavour: Flavour) -> types.ModuleType:
 
 
 @asynccontextmanager
-async def _serve(app: Any) -> AsyncGenerator[str]:
+async def serve(app: Any, path: str = "/mcp") -> AsyncGenerator[str]:
+    """Serve an ASGI app with uvicorn on a free 127.0.0.1 port; yield the URL of `path`."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
@@ -76,7 +77,7 @@ async def _serve(app: Any) -> AsyncGenerator[str]:
                 while not server.started:
                     await anyio.sleep(0.01)
             try:
-                yield f"http://127.0.0.1:{port}/mcp"
+                yield f"http://127.0.0.1:{port}{path}"
             finally:
                 server.should_exit = True
     finally:
@@ -92,7 +93,7 @@ async def connect(flavour: Flavour, server: Any, mode: str, **options: Any) -> A
                 yield client
         else:
             async with (
-                _serve(server.streamable_http_app()) as url,
+                serve(server.streamable_http_app()) as url,
                 Client(url, mode=mode, **options) as client,
             ):
                 yield client
