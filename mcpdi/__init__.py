@@ -35,6 +35,10 @@ if _typing.TYPE_CHECKING:
     from mcpdi._messages import AssistantMessage as AssistantMessage
     from mcpdi._messages import Message as Message
     from mcpdi._messages import UserMessage as UserMessage
+    from mcpdi._middleware import CallNext as CallNext
+    from mcpdi._middleware import Middleware as Middleware
+    from mcpdi._middleware import MiddlewareContext as MiddlewareContext
+    from mcpdi._middleware import ServerMiddleware as ServerMiddleware
     from mcpdi._server import MCPServer as MCPServer
     from mcpdi._state import RequestStateSecurity as RequestStateSecurity
     from mcpdi.engine import InvalidSignature as InvalidSignature
@@ -47,6 +51,7 @@ _HOMES: dict[str, str] = {
     "AcceptedElicitation": "mcpdi._asking",
     "AssistantMessage": "mcpdi._messages",
     "Audio": "mcpdi._media",
+    "CallNext": "mcpdi._middleware",
     "CancelledElicitation": "mcpdi._asking",
     "Context": "mcpdi._context",
     "DeclinedElicitation": "mcpdi._asking",
@@ -61,6 +66,8 @@ _HOMES: dict[str, str] = {
     "MCPServer": "mcpdi._server",
     "MCPServerError": "mcpdi._errors",
     "Message": "mcpdi._messages",
+    "Middleware": "mcpdi._middleware",
+    "MiddlewareContext": "mcpdi._middleware",
     "ReadResourceContents": "mcpdi._in_memory",
     "RequestStateSecurity": "mcpdi._state",
     "Resolve": "mcpdi.engine",
@@ -68,6 +75,7 @@ _HOMES: dict[str, str] = {
     "ResourceNotFoundError": "mcpdi._errors",
     "Sample": "mcpdi._asking",
     "Server": "mcpdi.lowlevel",
+    "ServerMiddleware": "mcpdi._middleware",
     "ServerRequestContext": "mcpdi.lowlevel",
     "ToolError": "mcpdi._errors",
     "types": "mcpdi.types",
@@ -81,6 +89,7 @@ __all__ = (
     "AcceptedElicitation",
     "AssistantMessage",
     "Audio",
+    "CallNext",
     "CancelledElicitation",
     "Context",
     "DeclinedElicitation",
@@ -95,6 +104,8 @@ __all__ = (
     "MCPServer",
     "MCPServerError",
     "Message",
+    "Middleware",
+    "MiddlewareContext",
     "ReadResourceContents",
     "RequestStateSecurity",
     "Resolve",
@@ -102,6 +113,7 @@ __all__ = (
     "ResourceNotFoundError",
     "Sample",
     "Server",
+    "ServerMiddleware",
     "ServerRequestContext",
     "ToolError",
     "UnexpectedResourceError",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import logging
 import sys
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
@@ -38,6 +38,7 @@ from mcpdi._completion import CompletionHandler, completion_handler
 from mcpdi._context import Context
 from mcpdi._errors import ResourceError, ResourceNotFoundError, ToolError
 from mcpdi._in_memory import Answers, ReadResourceContents, answer_script, request_in_memory
+from mcpdi._middleware import MiddlewareContext, ServerMiddleware, run_chain
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
@@ -61,6 +62,8 @@ logger = logging.getLogger("mcpdi")
 LifespanT = DefaultTypeVar("LifespanT", default=Any)
 FnT = TypeVar("FnT", bound=Callable[..., Any])
 EntryT = TypeVar("EntryT")
+ParamsT = TypeVar("ParamsT")
+ResultT = TypeVar("ResultT")
 LogLevelName = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 DEFAULT_NAME = "mcp-server"
@@ -136,6 +139,7 @@ class MCPServer(Generic[LifespanT]):
         debug: bool = False,
         log_level: LogLevelName | None = None,
         dependencies: list[str] | None = None,
+        middleware: Sequence[ServerMiddleware] | None = None,
     ) -> None:
         if request_state is not None and request_state_security is not None:
             msg = "pass request_state= or its other spelling request_state_security=, not both"
@@ -156,6 +160,7 @@ class MCPServer(Generic[LifespanT]):
         self._prompts: dict[str, RegisteredPrompt] = {}
         self._resources: dict[str, RegisteredResource] = {}
         self._custom_routes: list[BaseRoute] = []
+        self._middleware: list[ServerMiddleware] = list(middleware or ())
         self._server: Server[LifespanT] = Server(
             name or DEFAULT_NAME,
             version=version,
@@ -166,13 +171,15 @@ class MCPServer(Generic[LifespanT]):
             icons=icons,
             lifespan=self._enter_lifespan,  # pyright: ignore[reportArgumentType]
             get_tool_input_schema=self.tool_input_schema,
-            on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
-            on_list_resources=self._list_resources,
-            on_list_resource_templates=self._list_resource_templates,
-            on_read_resource=self._read_resource,
-            on_list_prompts=self._list_prompts,
-            on_get_prompt=self._get_prompt,
+            on_list_tools=self._through_middleware("tools/list", self._list_tools),
+            on_call_tool=self._through_middleware("tools/call", self._call_tool),
+            on_list_resources=self._through_middleware("resources/list", self._list_resources),
+            on_list_resource_templates=self._through_middleware(
+                "resources/templates/list", self._list_resource_templates
+            ),
+            on_read_resource=self._through_middleware("resources/read", self._read_resource),
+            on_list_prompts=self._through_middleware("prompts/list", self._list_prompts),
+            on_get_prompt=self._through_middleware("prompts/get", self._get_prompt),
         )
         self._server.get_tool_header_params = self.tool_header_params
 
@@ -205,6 +212,36 @@ class MCPServer(Generic[LifespanT]):
     @property
     def version(self) -> str:
         return self._server.version
+
+    # -- middleware -----------------------------------------------------------------------
+
+    @property
+    def middleware(self) -> list[ServerMiddleware]:
+        """The middleware around every request this server answers, outermost first (mutable)."""
+        return self._middleware
+
+    def add_middleware(self, middleware: ServerMiddleware) -> None:
+        """Add `middleware` inside those already installed (the first added stays outermost)."""
+        if not callable(middleware):
+            msg = f"middleware is a callable (ctx, call_next) or a Middleware instance, not {middleware!r}"
+            raise TypeError(msg)
+        self._middleware.append(middleware)
+
+    def _through_middleware(
+        self, method: str, handler: Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]]
+    ) -> Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]]:
+        """`handler`, run inside the installed middleware; with none, one list check per request."""
+        chain = self._middleware
+
+        async def innermost(ctx: MiddlewareContext) -> ResultT:
+            return await handler(ctx.request_context, ctx.params)
+
+        async def handle(request: ServerRequestContext[Any], params: ParamsT) -> ResultT:
+            if not chain:
+                return await handler(request, params)
+            return await run_chain(tuple(chain), MiddlewareContext(method, params, request, self), innermost)
+
+        return handle
 
     # -- what transports use ------------------------------------------------------------
 
