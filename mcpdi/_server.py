@@ -42,6 +42,7 @@ from mcpdi._middleware import MiddlewareContext, ServerMiddleware, run_chain
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
+from mcpdi._telemetry import traced
 from mcpdi._tool_failures import raise_tool_failure
 from mcpdi._tools import RegisteredTool, call_tool, compile_tool, failures
 from mcpdi.lowlevel._context import ServerRequestContext
@@ -172,14 +173,16 @@ class MCPServer(Generic[LifespanT]):
             lifespan=self._enter_lifespan,  # pyright: ignore[reportArgumentType]
             get_tool_input_schema=self.tool_input_schema,
             on_list_tools=self._through_middleware("tools/list", self._list_tools),
-            on_call_tool=self._through_middleware("tools/call", self._call_tool),
+            on_call_tool=traced("tools/call", self._through_middleware("tools/call", self._call_tool)),
             on_list_resources=self._through_middleware("resources/list", self._list_resources),
             on_list_resource_templates=self._through_middleware(
                 "resources/templates/list", self._list_resource_templates
             ),
-            on_read_resource=self._through_middleware("resources/read", self._read_resource),
+            on_read_resource=traced(
+                "resources/read", self._through_middleware("resources/read", self._read_resource)
+            ),
             on_list_prompts=self._through_middleware("prompts/list", self._list_prompts),
-            on_get_prompt=self._through_middleware("prompts/get", self._get_prompt),
+            on_get_prompt=traced("prompts/get", self._through_middleware("prompts/get", self._get_prompt)),
         )
         self._server.get_tool_header_params = self.tool_header_params
 

@@ -17,6 +17,7 @@ from mcp_types import (
     Tool,
     ToolAnnotations,
 )
+from opentelemetry import trace
 from pydantic import ValidationError
 
 from mcpdi._arguments import ArgumentsModel, build_arguments_model, dump_arguments, pre_parse_json
@@ -107,6 +108,9 @@ def compile_tool(
 
 
 def _error_result(text: str, error: Exception) -> CallToolResult:
+    span = trace.get_current_span()
+    if span.is_recording():
+        span.record_exception(error)
     sink = failures.get()
     if sink is not None:
         sink.append(error)

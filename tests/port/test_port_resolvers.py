@@ -17,7 +17,7 @@ def answering(confirm_action: str, asked: list[Any]) -> Any:
     async def on_elicit(
         context: ClientRequestContext, params: mcp_types.ElicitRequestParams
     ) -> mcp_types.ElicitResult:
-        asked.append(params.model_dump(by_alias=True, exclude_none=True))
+        asked.append(params.model_dump(by_alias=True, exclude_none=True, exclude={"meta"}))  # not trace ids
         if params.message == "Which seat?":
             return mcp_types.ElicitResult(action="accept", content={"row": 12, "window": True})
         if confirm_action == "accept":

@@ -41,7 +41,7 @@ async def test_elicit_url_asks_the_person_and_reports_completion_in_the_handshak
     async def on_elicit(
         context: ClientRequestContext, params: mcp_types.ElicitRequestParams
     ) -> mcp_types.ElicitResult:
-        asked.append(params.model_dump(by_alias=True, exclude_none=True))
+        asked.append(params.model_dump(by_alias=True, exclude_none=True, exclude={"meta"}))  # not trace ids
         return mcp_types.ElicitResult(action="accept")
 
     async def on_message(message: Any) -> None:

@@ -1,0 +1,101 @@
+"""OpenTelemetry spans for the requests an `MCPServer` answers; nothing at all without an SDK.
+
+A span per `tools/call`, `prompts/get` and `resources/read`, named `<method> <target>`,
+continuing the client's trace when its `_meta` carries `traceparent` (W3C trace context),
+with the outcome recorded: a tool error or a protocol error marks the span as failed.
+Only `opentelemetry-api` is needed; spans are recorded once an SDK's tracer provider is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mcp_types import CallToolResult, InputRequiredResult
+from opentelemetry import propagate, trace
+from opentelemetry.trace import NoOpTracerProvider, ProxyTracerProvider, SpanKind, Status, StatusCode
+
+from mcpdi.lowlevel._errors import MCPError
+
+if TYPE_CHECKING:
+    from mcpdi.lowlevel._context import ServerRequestContext
+
+__all__ = ("traced",)
+
+ParamsT = TypeVar("ParamsT")
+ResultT = TypeVar("ResultT")
+
+_TRACER_NAME = "mcpdi"
+_SILENT = (ProxyTracerProvider, NoOpTracerProvider)  # no SDK installed: skip spans entirely
+
+
+def _target(method: str, params: Any) -> str:
+    if method == "resources/read":
+        return str(params.uri)
+    return str(params.name)
+
+
+def _carrier(meta: Mapping[str, Any] | None) -> dict[str, str]:
+    """The trace context fields of `_meta` (`traceparent`, `tracestate`, `baggage`), as strings."""
+    if not meta:
+        return {}
+    return {key: value for key, value in meta.items() if isinstance(value, str)}
+
+
+def traced(
+    method: str, handler: Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]]
+) -> Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]]:
+    """`handler` inside a server span when a tracer provider is installed; else `handler` as is."""
+
+    async def handle(request: ServerRequestContext[Any], params: ParamsT) -> ResultT:
+        if isinstance(trace.get_tracer_provider(), _SILENT):
+            return await handler(request, params)
+        target = _target(method, params)
+        parent = propagate.extract(_carrier(getattr(params, "meta", None)))
+        tracer = trace.get_tracer(_TRACER_NAME)
+        attributes: dict[str, Any] = {"mcp.method.name": method, "mcpdi.era": request.era}
+        if request.protocol_version:
+            attributes["mcp.protocol.version"] = request.protocol_version
+        if request.request_id is not None:
+            attributes["jsonrpc.request.id"] = str(request.request_id)
+        if method == "tools/call":
+            attributes["gen_ai.tool.name"] = target
+            attributes["gen_ai.operation.name"] = "execute_tool"
+        elif method == "prompts/get":
+            attributes["gen_ai.prompt.name"] = target
+        else:
+            attributes["mcp.resource.uri"] = target
+        answers = getattr(params, "input_responses", None)
+        attributes["mcpdi.answers"] = len(answers) if answers else 0
+        with tracer.start_as_current_span(
+            f"{method} {target}",
+            context=parent,
+            kind=SpanKind.SERVER,
+            attributes=attributes,
+            record_exception=False,
+            set_status_on_exception=False,
+        ) as span:
+            try:
+                result = await handler(request, params)
+            except MCPError as error:
+                span.record_exception(error)
+                span.set_attribute("error.type", str(error.code))
+                span.set_attribute("rpc.jsonrpc.error_code", error.code)
+                span.set_status(Status(StatusCode.ERROR, error.message))
+                raise
+            except Exception as error:
+                span.record_exception(error)
+                span.set_attribute("error.type", type(error).__qualname__)
+                span.set_status(Status(StatusCode.ERROR, "internal error"))
+                raise
+            if isinstance(result, InputRequiredResult):
+                span.set_attribute("mcpdi.outcome", "input_required")
+                span.set_attribute("mcpdi.questions", len(result.input_requests or {}))
+            else:
+                span.set_attribute("mcpdi.outcome", "complete")
+            if isinstance(result, CallToolResult) and result.is_error:
+                span.set_attribute("error.type", "tool_error")
+                span.set_status(Status(StatusCode.ERROR, "the tool reported an error"))
+            return result
+
+    return handle
