@@ -40,6 +40,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._middleware import MiddlewareContext as MiddlewareContext
     from mcpdi._middleware import ServerMiddleware as ServerMiddleware
     from mcpdi._server import MCPServer as MCPServer
+    from mcpdi._state import InvalidRequestState as InvalidRequestState
     from mcpdi._state import RequestStateSecurity as RequestStateSecurity
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
@@ -60,6 +61,7 @@ _HOMES: dict[str, str] = {
     "Header": "mcpdi._arguments",
     "Icon": "mcp_types",
     "Image": "mcpdi._media",
+    "InvalidRequestState": "mcpdi._state",
     "InvalidSignature": "mcpdi.engine",
     "ListRoots": "mcpdi._asking",
     "MCPError": "mcpdi.lowlevel",
@@ -98,6 +100,7 @@ __all__ = (
     "Header",
     "Icon",
     "Image",
+    "InvalidRequestState",
     "InvalidSignature",
     "ListRoots",
     "MCPError",
