@@ -6,11 +6,12 @@ Each call enters the server's lifespan, speaks to its `Runner` exactly as a clie
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mcp_types import SERVER_INFO_META_KEY
+from mcp_types import SERVER_INFO_META_KEY, BlobResourceContents, ReadResourceResult
 
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.testing._memory import ALL_CAPABILITIES, InMemoryClient, Script
@@ -18,7 +19,7 @@ from mcpdi.testing._memory import ALL_CAPABILITIES, InMemoryClient, Script
 if TYPE_CHECKING:
     from mcpdi._server import MCPServer
 
-__all__ = ("Answers", "ReadResourceContents", "answer_script", "request_in_memory")
+__all__ = ("Answers", "ReadResourceContents", "answer_script", "contents_of", "request_in_memory")
 
 Answers = Mapping[Any, Any] | Callable[[str, Mapping[str, Any] | None], Any]
 """A map from a resolver, an `inputRequests` key or a method name to an answer; or one callable."""
@@ -31,6 +32,17 @@ class ReadResourceContents:
     content: str | bytes
     mime_type: str | None = None
     meta: dict[str, Any] | None = None
+
+
+def contents_of(result: ReadResourceResult) -> list[ReadResourceContents]:
+    """A `resources/read` result as Python values: text as str, blobs decoded to bytes."""
+    contents: list[ReadResourceContents] = []
+    for item in result.contents:
+        if isinstance(item, BlobResourceContents):
+            contents.append(ReadResourceContents(base64.b64decode(item.blob), item.mime_type, item.meta))
+        else:
+            contents.append(ReadResourceContents(item.text, item.mime_type, item.meta))
+    return contents
 
 
 def answer_script(what: str, answers: Answers | None, resolvers: Mapping[str, Any]) -> Script:

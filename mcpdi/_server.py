@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import logging
 import sys
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping, Sequence
@@ -11,7 +10,6 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from mcp_types import (
     Annotations,
-    BlobResourceContents,
     CallToolRequestParams,
     CallToolResult,
     CompleteRequestParams,
@@ -37,9 +35,10 @@ from typing_extensions import TypeVar as DefaultTypeVar
 from mcpdi._completion import CompletionHandler, completion_handler
 from mcpdi._context import Context
 from mcpdi._errors import ResourceError, ResourceNotFoundError, ToolError
-from mcpdi._in_memory import Answers, ReadResourceContents, answer_script, request_in_memory
+from mcpdi._in_memory import Answers, ReadResourceContents, answer_script, contents_of, request_in_memory
 from mcpdi._middleware import MiddlewareContext, ServerMiddleware, run_chain
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
+from mcpdi._resource_objects import is_resource_object, resource_from_object
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
 from mcpdi._telemetry import traced
@@ -95,17 +94,6 @@ def _http_options(
     if streamable_http_path is not None:
         options["path"] = streamable_http_path
     return options
-
-
-def _contents_of(result: ReadResourceResult) -> list[ReadResourceContents]:
-    """A `resources/read` result as Python values: text as str, blobs decoded to bytes."""
-    contents: list[ReadResourceContents] = []
-    for item in result.contents:
-        if isinstance(item, BlobResourceContents):
-            contents.append(ReadResourceContents(base64.b64decode(item.blob), item.mime_type, item.meta))
-        else:
-            contents.append(ReadResourceContents(item.text, item.mime_type, item.meta))
-    return contents
 
 
 class MCPServer(Generic[LifespanT]):
@@ -499,27 +487,28 @@ class MCPServer(Generic[LifespanT]):
         `meta` are published when present.
         """
         localns = _caller_namespace(1)
-        if uri is None and hasattr(resource, "uri") and callable(getattr(resource, "read", None)):
-            read: Callable[[], Awaitable[Any]] = resource.read
-
-            async def read_object() -> Any:
-                return await read()
-
-            def attribute(key: str, given: Any) -> Any:
-                return given if given is not None else getattr(resource, key, None)
-
-            read_object.__name__ = str(attribute("name", name) or "resource")
-            read_object.__doc__ = attribute("description", description)
+        if uri is None and is_resource_object(resource):
+            overrides = {
+                "name": name,
+                "title": title,
+                "description": description,
+                "mime_type": mime_type,
+                "icons": icons,
+                "annotations": annotations,
+                "meta": meta,
+            }
+            entry = resource_from_object(resource, overrides)
+            fields = entry.fields
             self._add_resource(
-                read_object,
-                str(resource.uri),
-                attribute("name", name),
-                attribute("title", title),
-                attribute("description", description),
-                attribute("mime_type", mime_type),
-                attribute("icons", icons),
-                attribute("annotations", annotations),
-                attribute("meta", meta),
+                entry.read,
+                entry.uri,
+                fields["name"],
+                fields["title"],
+                fields["description"],
+                fields["mime_type"],
+                fields["icons"],
+                fields["annotations"],
+                fields["meta"],
                 localns,
             )
             return
@@ -697,7 +686,7 @@ class MCPServer(Generic[LifespanT]):
             script=answer_script(f"resource {uri!r}", answers, {}),
             protocol_version=protocol_version,
         )
-        return _contents_of(ReadResourceResult.model_validate(raw))
+        return contents_of(ReadResourceResult.model_validate(raw))
 
     async def read_resource_in(self, context: Context[Any, Any], uri: str) -> list[ReadResourceContents]:
         """Read a resource inside another request (`ctx.read_resource`), failing as `ResourceError`s.
@@ -713,7 +702,7 @@ class MCPServer(Generic[LifespanT]):
         if isinstance(result, InputRequiredResult):
             msg = f"resource {uri!r} asked for input; ctx.read_resource reads only resources that answer"
             raise ResourceError(msg)
-        return _contents_of(result)
+        return contents_of(result)
 
     # -- handlers -------------------------------------------------------------------------
 
