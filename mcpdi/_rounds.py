@@ -21,6 +21,7 @@ from mcpdi._asking import MCPQuestion
 from mcpdi._context import Context, missing_capability_error
 from mcpdi._errors import ToolError
 from mcpdi._state import Binding, InvalidRequestState, RequestStateSecurity
+from mcpdi._telemetry import current_round
 from mcpdi.engine import Answer, Asked, NeedsInput, Plan
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError, NoBackChannel
 
@@ -122,13 +123,17 @@ async def run_modern(
     """One round: the root's result, or `Pending` with the questions of this round."""
     if request_state is None:
         # A first round: nothing was asked yet, so no answer can count.
+        current_round.set(1)
         first = await plan.run(arguments, {Context: ctx}, {})
         if not isinstance(first, NeedsInput):
             return first
-        return Pending(_ask_round(first, ctx, {}, {}, {}, target.binding(ctx), security))
+        return Pending(_ask_round(first, ctx, {}, {}, {}, target.binding(ctx), security, 1))
     inner = open_state(security, request_state, target.binding(ctx))
     if inner.get("v") != STATE_VERSION:
         inner = {}  # a state from another version of this layer: start over, ask again
+    previous = inner.get("round")
+    round_number = previous + 1 if isinstance(previous, int) else 1
+    current_round.set(round_number)
     outcomes: dict[str, Any] = dict(_as_mapping(inner.get("outcomes")))
     asked: Mapping[str, Any] = _as_mapping(inner.get("asked"))
     churn: dict[str, int] = {k: v for k, v in _as_mapping(inner.get("churn")).items() if isinstance(v, int)}
@@ -153,7 +158,9 @@ async def run_modern(
     result = await plan.run(arguments, {Context: ctx}, answers)
     if not isinstance(result, NeedsInput):
         return result
-    return Pending(_ask_round(result, ctx, outcomes, asked, churn, target.binding(ctx), security))
+    return Pending(
+        _ask_round(result, ctx, outcomes, asked, churn, target.binding(ctx), security, round_number)
+    )
 
 
 def _ask_round(
@@ -164,6 +171,7 @@ def _ask_round(
     churn: dict[str, int],
     binding: Binding,
     security: RequestStateSecurity,
+    round_number: int,
 ) -> InputRequiredResult:
     requests: dict[str, Any] = {}
     asked: dict[str, str] = {}
@@ -193,7 +201,7 @@ def _ask_round(
         if params is not None:
             request["params"] = params
         requests[item.key] = request
-    inner: dict[str, Any] = {"v": STATE_VERSION, "outcomes": outcomes, "asked": asked}
+    inner: dict[str, Any] = {"v": STATE_VERSION, "outcomes": outcomes, "asked": asked, "round": round_number}
     if churn:
         inner["churn"] = churn
     token = security.seal(binding, inner)

@@ -8,25 +8,81 @@ Only `opentelemetry-api` is needed; spans are recorded once an SDK's tracer prov
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+import functools
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import CallToolResult, InputRequiredResult
 from opentelemetry import propagate, trace
 from opentelemetry.trace import NoOpTracerProvider, ProxyTracerProvider, SpanKind, Status, StatusCode
 
+from mcpdi.engine import Question, Step
 from mcpdi.lowlevel._errors import MCPError
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Span
+
     from mcpdi.lowlevel._context import ServerRequestContext
 
-__all__ = ("traced",)
+__all__ = ("current_round", "trace_resolver", "traced", "tracing")
 
 ParamsT = TypeVar("ParamsT")
 ResultT = TypeVar("ResultT")
 
 _TRACER_NAME = "mcpdi"
 _SILENT = (ProxyTracerProvider, NoOpTracerProvider)  # no SDK installed: skip spans entirely
+
+current_round: ContextVar[int] = ContextVar("mcpdi_round", default=1)
+"""The round of the request being answered: 1, then one more per `input_required` retry."""
+
+
+def tracing() -> bool:
+    """Whether a tracer provider is installed (spans would be recorded)."""
+    return not isinstance(trace.get_tracer_provider(), _SILENT)
+
+
+@contextmanager
+def _resolver_span(step: Step) -> Generator[Span]:
+    attributes = {
+        "mcpdi.resolver": step.qualname,
+        "mcpdi.resolver.key": step.key,
+        "mcpdi.round": current_round.get(),
+    }
+    with trace.get_tracer(_TRACER_NAME).start_as_current_span(
+        f"resolve {step.name}", attributes=attributes
+    ) as span:
+        yield span
+
+
+def _note_question(span: Span, value: Any) -> None:
+    if isinstance(value, Question):
+        span.set_attribute("mcpdi.asks", type(value).__name__)
+
+
+def trace_resolver(step: Step) -> Callable[..., Any]:
+    """`step.fn` inside a child span `resolve <name>` carrying the round number (for `instrument_plan`)."""
+    fn = step.fn
+    if step.is_async:
+
+        @functools.wraps(fn)
+        async def traced_async(*args: Any, **kwargs: Any) -> Any:
+            with _resolver_span(step) as span:
+                value = await fn(*args, **kwargs)
+                _note_question(span, value)
+                return value
+
+        return traced_async
+
+    @functools.wraps(fn)
+    def traced_sync(*args: Any, **kwargs: Any) -> Any:
+        with _resolver_span(step) as span:
+            value = fn(*args, **kwargs)
+            _note_question(span, value)
+            return value
+
+    return traced_sync
 
 
 def _target(method: str, params: Any) -> str:
@@ -48,7 +104,7 @@ def traced(
     """`handler` inside a server span when a tracer provider is installed; else `handler` as is."""
 
     async def handle(request: ServerRequestContext[Any], params: ParamsT) -> ResultT:
-        if isinstance(trace.get_tracer_provider(), _SILENT):
+        if not tracing():
             return await handler(request, params)
         target = _target(method, params)
         parent = propagate.extract(_carrier(getattr(params, "meta", None)))

@@ -29,7 +29,9 @@ from mcpdi._output import Output, plan_output, returns_input_required
 from mcpdi._registration import compile_mcp_plan, function_name, published_description, published_name
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state import RequestStateSecurity
+from mcpdi._telemetry import trace_resolver, tracing
 from mcpdi.engine import InvalidSignature, Plan, ResolverError
+from mcpdi.engine._compile import instrument_plan
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.lowlevel._param_headers import HeaderParam, find_invalid_x_mcp_header, x_mcp_header_params
 
@@ -47,6 +49,7 @@ class RegisteredTool:
 
     name: str
     plan: Plan
+    traced_plan: Plan  # the same plan with a span around each resolver, run when tracing is on
     arguments_model: type[ArgumentsModel]
     output: Output
     wire: Tool  # what tools/list publishes
@@ -104,7 +107,10 @@ def compile_tool(
         icons=icons,
         _meta=meta,  # pyright: ignore[reportCallIssue]
     )
-    return RegisteredTool(tool_name, plan, arguments_model, output, wire, x_mcp_header_params(input_schema))
+    traced_plan = instrument_plan(plan, trace_resolver) if plan.steps else plan
+    return RegisteredTool(
+        tool_name, plan, traced_plan, arguments_model, output, wire, x_mcp_header_params(input_schema)
+    )
 
 
 def _error_result(text: str, error: Exception) -> CallToolResult:
@@ -154,7 +160,8 @@ async def call_tool(
     arguments = dump_arguments(validated)
     target = CallTarget("tools/call", tool.name, raw, audience)
     try:
-        value = await run_request(tool.plan, arguments, ctx, target=target, security=security, params=params)
+        plan = tool.traced_plan if tracing() else tool.plan
+        value = await run_request(plan, arguments, ctx, target=target, security=security, params=params)
         if isinstance(value, Pending):
             return value.result
         return tool.output.to_result(value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 from collections.abc import Callable, Collection, Hashable, Mapping
@@ -98,7 +99,18 @@ def compile_plan(
         for p in root.params
         if p.source == "argument"
     )
-    return _build(plan_name, root, arguments, root_bindings, tuple(steps.values()), root_inline)
+    inline = bool(root_inline) and not root.info.is_async
+    info = root.info
+    return _build(
+        plan_name,
+        info.fn,
+        info.is_async,
+        info.location,
+        inline,
+        arguments,
+        root_bindings,
+        tuple(steps.values()),
+    )
 
 
 def _binding(
@@ -144,13 +156,27 @@ def _compiled(source: str) -> CodeType:
     return code
 
 
+def instrument_plan(plan: Plan, wrap: Callable[[Step], Callable[..., Any]]) -> Plan:
+    """`plan` with each resolver replaced by `wrap(step)`: same order, same semantics, e.g. traced.
+
+    `wrap` must return a callable of the same kind (a coroutine function for an async step)
+    taking the same arguments; the generated code and the interpreter both call it.
+    """
+    steps = tuple(dataclasses.replace(step, fn=wrap(step)) for step in plan.steps)
+    return _build(
+        plan.name, plan.fn, plan.is_async, plan.location, plan.inline, plan.arguments, plan.bindings, steps
+    )
+
+
 def _build(
     plan_name: str,
-    root: Node,
+    root_fn: Callable[..., Any],
+    root_is_async: bool,
+    root_location: str,
+    inline: bool,
     arguments: tuple[Argument, ...],
     root_bindings: tuple[Binding, ...],
     steps: tuple[Step, ...],
-    root_inline: bool | None,
 ) -> Plan:
     from mcpdi.engine._codegen import Names, generate
 
@@ -168,11 +194,10 @@ def _build(
         "_missing_argument": missing_argument,
         "_missing_context": missing_context,
     }
-    inline = bool(root_inline) and not root.info.is_async
     names = Names(namespace)
     source = generate(
-        root=root.info.fn,
-        root_is_async=root.info.is_async,
+        root=root_fn,
+        root_is_async=root_is_async,
         root_inline=inline,
         arguments=arguments,
         root_bindings=root_bindings,
@@ -183,10 +208,10 @@ def _build(
     run = namespace["run"]
     plan = Plan(
         name=plan_name,
-        fn=root.info.fn,
-        is_async=root.info.is_async,
+        fn=root_fn,
+        is_async=root_is_async,
         inline=inline,
-        location=root.info.location,
+        location=root_location,
         arguments=arguments,
         context_params=tuple(b for b in root_bindings if b.source == "context"),
         resolved_params=tuple(b for b in root_bindings if b.source == "resolved"),

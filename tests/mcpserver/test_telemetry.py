@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import pytest
 from opentelemetry import trace
-from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
@@ -67,10 +67,14 @@ def shop() -> MCPServer:
 YES = answers(elicit={"action": "accept", "content": {"ok": True}})
 
 
+def server_spans(exporter: InMemorySpanExporter) -> list[ReadableSpan]:
+    return [span for span in exporter.get_finished_spans() if span.kind == SpanKind.SERVER]
+
+
 def summary(exporter: InMemorySpanExporter) -> list[tuple[str, Any, Any, Any]]:
     return [
         (span.name, span.kind, span.status.status_code, (span.attributes or {}).get("mcpdi.outcome"))
-        for span in exporter.get_finished_spans()
+        for span in server_spans(exporter)
     ]
 
 
@@ -80,7 +84,7 @@ async def test_a_tool_call_is_one_server_span_per_request(
     async with connect(shop(), protocol_version, script=YES) as client:
         exchange = await client.call_tool("buy", {"title": "Dune"})
     assert exchange.text == "bought Dune: True"
-    finished = spans.get_finished_spans()
+    finished = server_spans(spans)
     if protocol_version == "2026-07-28":  # two rounds: the question, then the answer
         assert summary(spans) == [
             ("tools/call buy", SpanKind.SERVER, StatusCode.UNSET, "input_required"),
@@ -128,3 +132,41 @@ async def test_the_clients_traceparent_makes_the_span_a_child_of_its_trace(
     assert format(with_parent.parent.span_id, "016x") == parent
     assert without.name == "resources/read shop://hours"
     assert without.parent is None
+
+
+async def test_each_resolver_is_a_child_span_with_its_round(
+    spans: InMemorySpanExporter, protocol_version: str
+) -> None:
+    async with connect(shop(), protocol_version, script=YES) as client:
+        await client.call_tool("buy", {"title": "Dune"})
+    finished = spans.get_finished_spans()
+    resolvers = [span for span in finished if span.name == "resolve confirm"]
+    calls = [span for span in finished if span.kind == SpanKind.SERVER]
+    rounds = [(span.attributes or {})["mcpdi.round"] for span in resolvers]
+    asks = [(span.attributes or {}).get("mcpdi.asks") for span in resolvers]
+    if protocol_version == "2026-07-28":  # asked in round 1, answered (and run again) in round 2
+        assert (rounds, asks) == ([1, 2], ["Elicit", "Elicit"])
+    else:  # asked mid-call: one round
+        assert (rounds, asks) == ([1], ["Elicit"])
+    for resolver, call in zip(resolvers, calls, strict=True):
+        assert resolver.parent is not None
+        assert resolver.parent.span_id == call.context.span_id  # type: ignore[union-attr]
+        assert resolver.context.trace_id == call.context.trace_id  # type: ignore[union-attr]
+
+
+async def test_a_failing_resolver_records_its_exception(spans: InMemorySpanExporter) -> None:
+    def stock() -> int:
+        raise ToolError("warehouse offline")
+
+    mcp = MCPServer("Failing")
+
+    @mcp.tool()
+    def count(n: Annotated[int, Resolve(stock)]) -> int:
+        return n
+
+    async with connect(mcp, "2026-07-28") as client:
+        exchange = await client.call_tool("count", {})
+    assert exchange.text == "Error executing tool count: warehouse offline"
+    (resolver,) = [span for span in spans.get_finished_spans() if span.name == "resolve stock"]
+    assert resolver.status.status_code == StatusCode.ERROR
+    assert [event.name for event in resolver.events] == ["exception"]
