@@ -41,7 +41,7 @@ from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
 from mcpdi._resource_objects import is_resource_object, resource_from_object
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
-from mcpdi._telemetry import traced
+from mcpdi._telemetry import traced, tracing
 from mcpdi._tool_failures import raise_tool_failure
 from mcpdi._tools import RegisteredTool, call_tool, compile_tool, failures
 from mcpdi.lowlevel._context import ServerRequestContext
@@ -161,16 +161,14 @@ class MCPServer(Generic[LifespanT]):
             lifespan=self._enter_lifespan,  # pyright: ignore[reportArgumentType]
             get_tool_input_schema=self.tool_input_schema,
             on_list_tools=self._through_middleware("tools/list", self._list_tools),
-            on_call_tool=traced("tools/call", self._through_middleware("tools/call", self._call_tool)),
+            on_call_tool=self._through_middleware("tools/call", self._call_tool, spanned=True),
             on_list_resources=self._through_middleware("resources/list", self._list_resources),
             on_list_resource_templates=self._through_middleware(
                 "resources/templates/list", self._list_resource_templates
             ),
-            on_read_resource=traced(
-                "resources/read", self._through_middleware("resources/read", self._read_resource)
-            ),
+            on_read_resource=self._through_middleware("resources/read", self._read_resource, spanned=True),
             on_list_prompts=self._through_middleware("prompts/list", self._list_prompts),
-            on_get_prompt=traced("prompts/get", self._through_middleware("prompts/get", self._get_prompt)),
+            on_get_prompt=self._through_middleware("prompts/get", self._get_prompt, spanned=True),
         )
         self._server.get_tool_header_params = self.tool_header_params
 
@@ -219,15 +217,31 @@ class MCPServer(Generic[LifespanT]):
         self._middleware.append(middleware)
 
     def _through_middleware(
-        self, method: str, handler: Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]]
+        self,
+        method: str,
+        handler: Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]],
+        *,
+        spanned: bool = False,
     ) -> Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]]:
-        """`handler`, run inside the installed middleware; with none, one list check per request."""
+        """`handler` inside the installed middleware and, with `spanned` while tracing, a span.
+
+        With neither, a request pays one list check and one tracing check.
+        """
         chain = self._middleware
 
         async def innermost(ctx: MiddlewareContext) -> ResultT:
             return await handler(ctx.request_context, ctx.params)
 
+        async def through_chain(request: ServerRequestContext[Any], params: ParamsT) -> ResultT:
+            if not chain:
+                return await handler(request, params)
+            return await run_chain(tuple(chain), MiddlewareContext(method, params, request, self), innermost)
+
+        in_span = traced(method, through_chain) if spanned else None
+
         async def handle(request: ServerRequestContext[Any], params: ParamsT) -> ResultT:
+            if in_span is not None and tracing():
+                return await in_span(request, params)
             if not chain:
                 return await handler(request, params)
             return await run_chain(tuple(chain), MiddlewareContext(method, params, request, self), innermost)

@@ -9,6 +9,7 @@ Only `opentelemetry-api` is needed; spans are recorded once an SDK's tracer prov
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import CallToolResult, InputRequiredResult
 from opentelemetry import propagate, trace
+from opentelemetry.environment_variables import OTEL_PYTHON_TRACER_PROVIDER
 from opentelemetry.trace import NoOpTracerProvider, ProxyTracerProvider, SpanKind, Status, StatusCode
 
 from mcpdi.engine import Question, Step
@@ -38,9 +40,21 @@ current_round: ContextVar[int] = ContextVar("mcpdi_round", default=1)
 """The round of the request being answered: 1, then one more per `input_required` retry."""
 
 
+_PROVIDER_FROM_ENVIRONMENT = OTEL_PYTHON_TRACER_PROVIDER in os.environ
+
+
 def tracing() -> bool:
-    """Whether a tracer provider is installed (spans would be recorded)."""
-    return not isinstance(trace.get_tracer_provider(), _SILENT)
+    """Whether a tracer provider is installed (spans would be recorded).
+
+    Asked on every request, so it reads the API's global directly: `get_tracer_provider()`
+    looks the environment up on each call, which costs more than the rest of this check.
+    """
+    provider = getattr(trace, "_TRACER_PROVIDER", None)
+    if provider is None:
+        if not _PROVIDER_FROM_ENVIRONMENT:
+            return False
+        provider = trace.get_tracer_provider()  # loads and installs the provider the variable names
+    return not isinstance(provider, _SILENT)
 
 
 @contextmanager
@@ -101,11 +115,9 @@ def _carrier(meta: Mapping[str, Any] | None) -> dict[str, str]:
 def traced(
     method: str, handler: Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]]
 ) -> Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]]:
-    """`handler` inside a server span when a tracer provider is installed; else `handler` as is."""
+    """`handler` inside a server span; the caller checks `tracing()` first."""
 
     async def handle(request: ServerRequestContext[Any], params: ParamsT) -> ResultT:
-        if not tracing():
-            return await handler(request, params)
         target = _target(method, params)
         parent = propagate.extract(_carrier(getattr(params, "meta", None)))
         tracer = trace.get_tracer(_TRACER_NAME)
