@@ -21,6 +21,11 @@ if _typing.TYPE_CHECKING:
     from mcpdi._asking import ElicitationResult as ElicitationResult
     from mcpdi._asking import ListRoots as ListRoots
     from mcpdi._asking import Sample as Sample
+    from mcpdi._auth import AccessToken as AccessToken
+    from mcpdi._auth import AuthSettings as AuthSettings
+    from mcpdi._auth import TokenVerifier as TokenVerifier
+    from mcpdi._auth import authenticated as authenticated
+    from mcpdi._auth import get_access_token as get_access_token
     from mcpdi._context import Context as Context
     from mcpdi._errors import MCPServerError as MCPServerError
     from mcpdi._errors import ResourceError as ResourceError
@@ -50,14 +55,18 @@ if _typing.TYPE_CHECKING:
 
 _HOMES: dict[str, str] = {
     "AcceptedElicitation": "mcpdi._asking",
+    "AccessToken": "mcpdi._auth",
     "AssistantMessage": "mcpdi._messages",
     "Audio": "mcpdi._media",
+    "authenticated": "mcpdi._auth",
+    "AuthSettings": "mcpdi._auth",
     "CallNext": "mcpdi._middleware",
     "CancelledElicitation": "mcpdi._asking",
     "Context": "mcpdi._context",
     "DeclinedElicitation": "mcpdi._asking",
     "Elicit": "mcpdi._asking",
     "ElicitationResult": "mcpdi._asking",
+    "get_access_token": "mcpdi._auth",
     "Header": "mcpdi._arguments",
     "Icon": "mcp_types",
     "Image": "mcpdi._media",
@@ -79,6 +88,7 @@ _HOMES: dict[str, str] = {
     "Server": "mcpdi.lowlevel",
     "ServerMiddleware": "mcpdi._middleware",
     "ServerRequestContext": "mcpdi.lowlevel",
+    "TokenVerifier": "mcpdi._auth",
     "ToolError": "mcpdi._errors",
     "types": "mcpdi.types",
     "UnexpectedResourceError": "mcpdi._errors",
@@ -89,8 +99,10 @@ _HOMES: dict[str, str] = {
 
 __all__ = (
     "AcceptedElicitation",
+    "AccessToken",
     "AssistantMessage",
     "Audio",
+    "AuthSettings",
     "CallNext",
     "CancelledElicitation",
     "Context",
@@ -118,11 +130,14 @@ __all__ = (
     "Server",
     "ServerMiddleware",
     "ServerRequestContext",
+    "TokenVerifier",
     "ToolError",
     "UnexpectedResourceError",
     "UnexpectedToolError",
     "UrlElicitationRequiredError",
     "UserMessage",
+    "authenticated",
+    "get_access_token",
     "types",
 )
 

@@ -30,6 +30,7 @@ from mcpdi._asking import (
     RejectedAnswer,
     Sample,
 )
+from mcpdi._auth import AccessToken, get_access_token
 from mcpdi._session import Session, elicit_url
 from mcpdi.lowlevel._errors import MISSING_CAPABILITY, MCPError
 
@@ -133,6 +134,11 @@ class Context(Generic[LifespanT, RequestT]):
     @property
     def request_id(self) -> str:
         return str(self.request_context.request_id)
+
+    @property
+    def access_token(self) -> AccessToken | None:
+        """The verified bearer token of this request (HTTP with auth); None otherwise."""
+        return get_access_token()
 
     @property
     def input_responses(self) -> InputResponses | None:

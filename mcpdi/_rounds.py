@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from mcp_types import InputRequiredResult
 
 from mcpdi._asking import MCPQuestion
+from mcpdi._auth import get_access_token, principal_of
 from mcpdi._context import Context, missing_capability_error
 from mcpdi._errors import ToolError
 from mcpdi._state import Binding, InvalidRequestState, RequestStateSecurity
@@ -65,6 +66,8 @@ class CallTarget:
 
     def binding(self, ctx: Context[Any]) -> Binding:
         principal = ctx.request_context.principal if ctx.era is not None else None
+        if principal is None:
+            principal = principal_of(get_access_token())  # bearer auth: the verified caller
         return Binding.of(
             self.method,
             self.name,

@@ -32,6 +32,7 @@ from mcp_types import (
 )
 from typing_extensions import TypeVar as DefaultTypeVar
 
+from mcpdi._auth import INSUFFICIENT_SCOPE, AuthSettings, TokenVerifier, get_access_token, missing_scopes
 from mcpdi._completion import CompletionHandler, completion_handler
 from mcpdi._context import Context
 from mcpdi._errors import ResourceError, ResourceNotFoundError, ToolError
@@ -129,6 +130,8 @@ class MCPServer(Generic[LifespanT]):
         log_level: LogLevelName | None = None,
         dependencies: list[str] | None = None,
         middleware: Sequence[ServerMiddleware] | None = None,
+        token_verifier: TokenVerifier | None = None,
+        auth: AuthSettings | None = None,
     ) -> None:
         if request_state is not None and request_state_security is not None:
             msg = "pass request_state= or its other spelling request_state_security=, not both"
@@ -150,6 +153,12 @@ class MCPServer(Generic[LifespanT]):
         self._resources: dict[str, RegisteredResource] = {}
         self._custom_routes: list[BaseRoute] = []
         self._middleware: list[ServerMiddleware] = list(middleware or ())
+        if (token_verifier is None) != (auth is None):
+            msg = "bearer auth needs both token_verifier= and auth=AuthSettings(issuer_url=...)"
+            raise ValueError(msg)
+        self._token_verifier = token_verifier
+        self._auth = auth
+        self._tool_scopes: dict[str, tuple[str, ...]] = {}
         self._server: Server[LifespanT] = Server(
             name or DEFAULT_NAME,
             version=version,
@@ -287,6 +296,9 @@ class MCPServer(Generic[LifespanT]):
         merged = {**_http_options(stateless_http, json_response, streamable_http_path), **options}
         merged.setdefault("debug", self.debug)
         merged["routes"] = (*self._custom_routes, *merged.get("routes", ()))
+        if self._auth is not None:
+            merged.setdefault("token_verifier", self._token_verifier)
+            merged.setdefault("auth", self._auth)
         return merged
 
     def run(
@@ -367,15 +379,25 @@ class MCPServer(Generic[LifespanT]):
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
+        *,
+        required_scopes: Sequence[str] = (),
     ) -> Callable[[FnT], FnT]:
-        """Register a function as a tool: `@mcp.tool()` (note the parentheses)."""
+        """Register a function as a tool: `@mcp.tool()` (note the parentheses).
+
+        `required_scopes`: with bearer auth, a caller whose token lacks one of them gets a
+        -32003 error naming the missing scopes instead of the tool.
+        """
         if callable(name):
             msg = "@mcp.tool is a decorator factory; write @mcp.tool() with parentheses"
             raise TypeError(msg)
         localns = _caller_namespace(1)
 
         def register(fn: FnT) -> FnT:
-            self._add_tool(fn, name, title, description, annotations, icons, meta, structured_output, localns)
+            tool = self._add_tool(
+                fn, name, title, description, annotations, icons, meta, structured_output, localns
+            )
+            if required_scopes:
+                self._tool_scopes[tool] = tuple(required_scopes)
             return fn
 
         return register
@@ -406,7 +428,7 @@ class MCPServer(Generic[LifespanT]):
         meta: dict[str, Any] | None,
         structured_output: bool | None,
         localns: Mapping[str, Any],
-    ) -> None:
+    ) -> str:
         tool = compile_tool(
             fn,
             name=name,
@@ -419,6 +441,7 @@ class MCPServer(Generic[LifespanT]):
             localns=localns,
         )
         self._keep_first(self._tools, "tool", tool.name, tool)
+        return tool.name
 
     def remove_tool(self, name: str) -> None:
         """Unregister a tool; an unknown name raises `ToolError`."""
@@ -732,6 +755,14 @@ class MCPServer(Generic[LifespanT]):
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult | InputRequiredResult:
         tool = _registered(self._tools, "tool", params.name)
+        scopes = self._tool_scopes.get(tool.name)
+        if scopes:
+            lacking = missing_scopes(get_access_token(), scopes)
+            if lacking:
+                msg = (
+                    f"Tool {tool.name!r} needs the scopes {', '.join(lacking)}, which the access token lacks"
+                )
+                raise MCPError(INSUFFICIENT_SCOPE, msg, {"requiredScopes": list(scopes), "missing": lacking})
         return await call_tool(
             tool, params, self._context(ctx), security=self.request_state, audience=self.name
         )

@@ -14,6 +14,8 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
+from mcpdi import AuthSettings, TokenVerifier
+from mcpdi_transport._http._bearer import BearerGate, metadata_endpoint, metadata_paths
 from mcpdi_transport._http._common import AppOptions, Running, header_values
 from mcpdi_transport._http._legacy import LegacyEndpoint
 from mcpdi_transport._http._modern import serve_modern_request
@@ -79,6 +81,8 @@ def build_http_app(
     session_idle_timeout: float = 30 * 60.0,
     debug: bool = False,
     routes: Sequence[BaseRoute] = (),
+    token_verifier: TokenVerifier | None = None,
+    auth: AuthSettings | None = None,
 ) -> Starlette:
     """A Starlette app serving `server` at `path` over Streamable HTTP, both protocol eras.
 
@@ -92,6 +96,8 @@ def build_http_app(
     - `max_body_size`: larger request bodies get 413.
     - `sse_retry_ms`: reconnect delay suggested to clients that can resume a stream.
     - `routes`: plain Starlette routes served next to the MCP endpoint (health checks, ...).
+    - `token_verifier` and `auth`: bearer-token auth on the MCP endpoint (401/403 with a
+      `WWW-Authenticate` challenge) and the Protected Resource Metadata document.
 
     The app's lifespan enters `server.running()` once; serve it with a server that runs
     lifespans (uvicorn does). Starlette does not run the lifespan of a mounted sub-app, so
@@ -125,9 +131,17 @@ def build_http_app(
                 endpoint.legacy.end_all()
                 group.cancel_scope.cancel()
 
+    mcp_routes: list[BaseRoute] = [Route(path, endpoint=endpoint)]
+    if (token_verifier is None) != (auth is None):
+        msg = "bearer auth needs both token_verifier= and auth=AuthSettings(...)"
+        raise ValueError(msg)
+    if token_verifier is not None and auth is not None:
+        mcp_routes = [Route(path, endpoint=BearerGate(endpoint, token_verifier, auth, path))]
+        metadata = metadata_endpoint(auth, path)
+        mcp_routes += [Route(p, endpoint=metadata, methods=["GET"]) for p in metadata_paths(auth)]
     return Starlette(
         debug=debug,
-        routes=[Route(path, endpoint=endpoint), *routes],
+        routes=[*mcp_routes, *routes],
         middleware=[Middleware(BodyLimit, max_body_size=max_body_size)],
         lifespan=lifespan,
     )

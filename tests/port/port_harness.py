@@ -32,6 +32,9 @@ _SWAPS = (
     ("from mcp.server.mcpserver.exceptions import ", "from mcpdi import "),
     ("from mcp.server.mcpserver import ", "from mcpdi import "),
     ("from mcp.shared.exceptions import ", "from mcpdi import "),
+    ("from mcp.server.auth.settings import ", "from mcpdi import "),
+    ("from mcp.server.auth.provider import ", "from mcpdi import "),
+    ("from mcp.server.auth.middleware.auth_context import ", "from mcpdi import "),
 )
 
 
