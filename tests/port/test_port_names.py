@@ -19,7 +19,7 @@ NOT_PORTED = {
     "RequestStateCodec": "mcpdi's codec protocol is `StateCodec` in mcpdi._state",
     "AESGCMRequestStateCodec": "an AEAD codec is a `StateCodec` you plug in",
     "RequestStateBoundary": "sealing is built into MCPServer, not a middleware",
-    "authenticated_principal": "no auth yet",
+    "authenticated_principal": "the principal is the verified AccessToken (get_access_token)",
 }
 
 SDK_EXCEPTIONS = [
