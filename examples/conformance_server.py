@@ -43,7 +43,7 @@ INVALID_PARAMS = -32602
 
 mcp = MCPServer(
     "mcpdi-conformance",
-    "Fixtures for the official MCP conformance suite.",
+    instructions="Fixtures for the official MCP conformance suite.",
     version="0.1.0",
 )
 

@@ -10,6 +10,8 @@ import importlib as _importlib
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
+    from mcp_types import Icon as Icon
+
     from mcpdi import types as types
     from mcpdi._arguments import Header as Header
     from mcpdi._asking import AcceptedElicitation as AcceptedElicitation
@@ -21,8 +23,29 @@ if _typing.TYPE_CHECKING:
     from mcpdi._asking import ElicitationResult as ElicitationResult
     from mcpdi._asking import ListRoots as ListRoots
     from mcpdi._asking import Sample as Sample
+    from mcpdi._auth import AccessToken as AccessToken
+    from mcpdi._auth import AuthSettings as AuthSettings
+    from mcpdi._auth import TokenVerifier as TokenVerifier
+    from mcpdi._auth import authenticated as authenticated
+    from mcpdi._auth import get_access_token as get_access_token
     from mcpdi._context import Context as Context
+    from mcpdi._errors import MCPServerError as MCPServerError
+    from mcpdi._errors import ResourceError as ResourceError
+    from mcpdi._errors import ResourceNotFoundError as ResourceNotFoundError
     from mcpdi._errors import ToolError as ToolError
+    from mcpdi._errors import UnexpectedResourceError as UnexpectedResourceError
+    from mcpdi._errors import UnexpectedToolError as UnexpectedToolError
+    from mcpdi._errors import UrlElicitationRequiredError as UrlElicitationRequiredError
+    from mcpdi._in_memory import ReadResourceContents as ReadResourceContents
+    from mcpdi._media import Audio as Audio
+    from mcpdi._media import Image as Image
+    from mcpdi._messages import AssistantMessage as AssistantMessage
+    from mcpdi._messages import Message as Message
+    from mcpdi._messages import UserMessage as UserMessage
+    from mcpdi._middleware import CallNext as CallNext
+    from mcpdi._middleware import Middleware as Middleware
+    from mcpdi._middleware import MiddlewareContext as MiddlewareContext
+    from mcpdi._middleware import ServerMiddleware as ServerMiddleware
     from mcpdi._replay import MemoryReplayStore as MemoryReplayStore
     from mcpdi._replay import ReplayStore as ReplayStore
     from mcpdi._resource_security import ResourceSecurity as ResourceSecurity
@@ -41,39 +64,66 @@ if _typing.TYPE_CHECKING:
 
 _HOMES: dict[str, str] = {
     "AcceptedElicitation": "mcpdi._asking",
+    "AccessToken": "mcpdi._auth",
     "AesGcmCodec": "mcpdi._state_aead",
     "AskModel": "mcpdi._asking",
+    "AssistantMessage": "mcpdi._messages",
+    "Audio": "mcpdi._media",
+    "authenticated": "mcpdi._auth",
+    "AuthSettings": "mcpdi._auth",
+    "CallNext": "mcpdi._middleware",
     "CancelledElicitation": "mcpdi._asking",
     "Context": "mcpdi._context",
     "DeclinedElicitation": "mcpdi._asking",
     "Default": "mcpdi._asking",
     "Elicit": "mcpdi._asking",
     "ElicitationResult": "mcpdi._asking",
+    "get_access_token": "mcpdi._auth",
     "Header": "mcpdi._arguments",
     "HmacCodec": "mcpdi._state_codec",
+    "Icon": "mcp_types",
+    "Image": "mcpdi._media",
     "InvalidRequestState": "mcpdi._state_codec",
     "InvalidSignature": "mcpdi.engine",
     "ListRoots": "mcpdi._asking",
     "MCPError": "mcpdi.lowlevel",
     "MCPServer": "mcpdi._server",
+    "MCPServerError": "mcpdi._errors",
     "MemoryReplayStore": "mcpdi._replay",
+    "Message": "mcpdi._messages",
+    "Middleware": "mcpdi._middleware",
+    "MiddlewareContext": "mcpdi._middleware",
+    "ReadResourceContents": "mcpdi._in_memory",
     "ReplayStore": "mcpdi._replay",
     "RequestStateSecurity": "mcpdi._state",
     "Resolve": "mcpdi.engine",
+    "ResourceError": "mcpdi._errors",
+    "ResourceNotFoundError": "mcpdi._errors",
     "ResourceSecurity": "mcpdi._resource_security",
     "RoundOutcome": "mcpdi.engine",
     "Sample": "mcpdi._asking",
     "Server": "mcpdi.lowlevel",
+    "ServerMiddleware": "mcpdi._middleware",
     "ServerRequestContext": "mcpdi.lowlevel",
     "StateCodec": "mcpdi._state_codec",
+    "TokenVerifier": "mcpdi._auth",
     "ToolError": "mcpdi._errors",
     "types": "mcpdi.types",
+    "UnexpectedResourceError": "mcpdi._errors",
+    "UnexpectedToolError": "mcpdi._errors",
+    "UrlElicitationRequiredError": "mcpdi._errors",
+    "UserMessage": "mcpdi._messages",
 }
 
 __all__ = (
     "AcceptedElicitation",
+    "AccessToken",
     "AesGcmCodec",
     "AskModel",
+    "AssistantMessage",
+    "Audio",
+    "AuthSettings",
+    "CallNext",
     "CancelledElicitation",
     "Context",
     "DeclinedElicitation",
@@ -82,22 +132,39 @@ __all__ = (
     "ElicitationResult",
     "Header",
     "HmacCodec",
+    "Icon",
+    "Image",
     "InvalidRequestState",
     "InvalidSignature",
     "ListRoots",
     "MCPError",
     "MCPServer",
+    "MCPServerError",
     "MemoryReplayStore",
+    "Message",
+    "Middleware",
+    "MiddlewareContext",
+    "ReadResourceContents",
     "ReplayStore",
     "RequestStateSecurity",
     "Resolve",
+    "ResourceError",
+    "ResourceNotFoundError",
     "ResourceSecurity",
     "RoundOutcome",
     "Sample",
     "Server",
+    "ServerMiddleware",
     "ServerRequestContext",
     "StateCodec",
+    "TokenVerifier",
     "ToolError",
+    "UnexpectedResourceError",
+    "UnexpectedToolError",
+    "UrlElicitationRequiredError",
+    "UserMessage",
+    "authenticated",
+    "get_access_token",
     "types",
 )
 

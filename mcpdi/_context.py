@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal
 from mcp_types import (
     ClientCapabilities,
     CreateMessageResult,
+    ElicitResult,
     Implementation,
     IncludeContext,
     InputResponses,
@@ -30,16 +31,20 @@ from mcpdi._asking import (
     RejectedAnswer,
     Sample,
 )
+from mcpdi._auth import AccessToken, get_access_token
 from mcpdi._fallbacks import NO_BACK_CHANNEL, fall_back, missing_reason
+from mcpdi._session import Session, elicit_url
 from mcpdi.lowlevel._errors import MISSING_CAPABILITY, MCPError, NoBackChannel
 
 if TYPE_CHECKING:
+    from mcpdi._in_memory import ReadResourceContents
     from mcpdi._server import MCPServer
     from mcpdi.lowlevel._context import ServerRequestContext
 
 __all__ = ("Context", "missing_capability_error")
 
 LifespanT = TypeVar("LifespanT", default=Any)
+RequestT = TypeVar("RequestT", default=Any)  # the reference SDK's second parameter; mcpdi does not use it
 ModelT = TypeVar("ModelT", bound=BaseModel)
 LogLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 
@@ -55,7 +60,7 @@ def missing_capability_error(
     return MCPError(MISSING_CAPABILITY, msg, {"requiredCapabilities": dict(missing.required)})
 
 
-class Context(Generic[LifespanT]):
+class Context(Generic[LifespanT, RequestT]):
     """Annotate a parameter with `Context` to receive it; resolvers receive the same object.
 
     Everything request-specific lives here: the HTTP headers, the lifespan object, the
@@ -80,7 +85,7 @@ class Context(Generic[LifespanT]):
 
     def with_input(
         self, input_responses: InputResponses | None, request_state: str | None
-    ) -> Context[LifespanT]:
+    ) -> Context[LifespanT, RequestT]:
         """This request's context for a tool that drives its own rounds (answers and its state)."""
         return Context(
             self._request_context, self._server, input_responses=input_responses, request_state=request_state
@@ -131,6 +136,11 @@ class Context(Generic[LifespanT]):
     @property
     def request_id(self) -> str:
         return str(self.request_context.request_id)
+
+    @property
+    def access_token(self) -> AccessToken | None:
+        """The verified bearer token of this request (HTTP with auth); None otherwise."""
+        return get_access_token()
 
     @property
     def input_responses(self) -> InputResponses | None:
@@ -244,3 +254,45 @@ class Context(Generic[LifespanT]):
     async def list_roots(self, *, fallback: Fallback | None = None) -> ListRootsResult:
         """Ask the client for its roots."""
         return await self.ask(ListRoots(fallback=fallback))
+
+    async def elicit_url(self, message: str, url: str, elicitation_id: str) -> ElicitResult:
+        """Ask the person to visit `url` out of band (URL-mode elicitation, handshake era).
+
+        The answer says only whether they agreed to go; when the visit is done, send
+        `ctx.session.send_elicit_complete(elicitation_id)`. At 2026-07-28, or when the
+        client cannot be asked mid-call, raise `UrlElicitationRequiredError` instead.
+        """
+        return await elicit_url(self.request_context, message, url, elicitation_id)
+
+    async def read_resource(self, uri: str) -> list[ReadResourceContents]:
+        """Read one of this server's resources from inside a request; fails as `resources/read` would.
+
+        The resource runs as a fresh request (round one): this request's answers and
+        state belong to its own resolvers. A resource that asks a question raises `MCPError`.
+        """
+        server = self.mcp_server
+        if server is None:
+            msg = "Context.read_resource needs the MCPServer; use it inside a tool, prompt or resource"
+            raise ValueError(msg)
+        return await server.read_resource_in(self, uri)
+
+    @property
+    def session(self) -> Session:
+        """The connection to the client, for notifications the SDK's session sends."""
+        return Session(self.request_context)
+
+    async def notify_tools_changed(self) -> None:
+        """Tell the client the tool list changed (`notifications/tools/list_changed`)."""
+        await self.session.send_tool_list_changed()
+
+    async def notify_prompts_changed(self) -> None:
+        """Tell the client the prompt list changed (`notifications/prompts/list_changed`)."""
+        await self.session.send_prompt_list_changed()
+
+    async def notify_resources_changed(self) -> None:
+        """Tell the client the resource list changed (`notifications/resources/list_changed`)."""
+        await self.session.send_resource_list_changed()
+
+    async def notify_resource_updated(self, uri: str) -> None:
+        """Tell the client a resource's content changed (`notifications/resources/updated`)."""
+        await self.session.send_resource_updated(uri)

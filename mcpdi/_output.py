@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
-from typing import Any, Union, get_args, get_origin
+from typing import Any, Union, cast, get_args, get_origin
 
 import pydantic_core
 from mcp_types import (
@@ -16,15 +17,20 @@ from mcp_types import (
     ResourceLink,
     TextContent,
 )
-from pydantic import BaseModel, TypeAdapter, create_model
-from typing_extensions import is_typeddict
+from pydantic import BaseModel, PydanticUserError, TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaWarningKind
 
 from mcpdi._annotations import is_union, strip_annotated
+from mcpdi._media import Audio, Image
+from mcpdi._output_model import choose_output_model
 from mcpdi.engine import InvalidSignature
 
-__all__ = ("Output", "plan_output", "returns_input_required")
+__all__ = ("Output", "plan_output", "returns_input_required", "to_content")
+
+logger = logging.getLogger("mcpdi")
 
 _CONTENT = (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource)
+_RENDERED = (*_CONTENT, Image, Audio)  # what `to_content` turns into blocks rather than JSON text
 _SCALARS = (str, int, bool)
 
 
@@ -47,7 +53,8 @@ class Output:
             # What validating and dumping {"result": value} would give, without doing it.
             return CallToolResult(content=content, structured_content={"result": value})
         payload = {"result": value} if self.wrap else value
-        validated = self.adapter.validate_python(payload)
+        # The tool hands back Python names; the wire and the outputSchema use the aliases.
+        validated = self.adapter.validate_python(payload, by_alias=True, by_name=True)
         if isinstance(validated, BaseModel):
             structured = validated.model_dump(mode="json", by_alias=True)
         else:
@@ -56,6 +63,23 @@ class Output:
 
 
 UNSTRUCTURED = Output(None, None, wrap=False)
+
+
+class _StrictSchema(GenerateJsonSchema):
+    """A schema generator for which a part that cannot be rendered is an error, not a warning."""
+
+    def emit_warning(self, kind: JsonSchemaWarningKind, detail: str) -> None:
+        msg = f"{kind}: {detail}"
+        raise ValueError(msg)
+
+
+def _inline_root(schema: dict[str, Any]) -> dict[str, Any]:
+    """An `outputSchema` must have an object at its root, not a bare `$ref` (self-referencing models)."""
+    ref = schema.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+        return schema
+    definition = cast("dict[str, Any]", schema["$defs"][ref.removeprefix("#/$defs/")])
+    return {**definition, **{key: value for key, value in schema.items() if key != "$ref"}}
 
 
 def _is_subclass(annotation: Any, base: type | tuple[type, ...]) -> bool:
@@ -74,40 +98,67 @@ def _returns_content(annotation: Any) -> bool:
     bare = strip_annotated(annotation)
     origin = get_origin(bare)
     if origin is None:
-        return _is_subclass(bare, _CONTENT)
+        return _is_subclass(bare, _RENDERED)
     if is_union(bare) or origin in (list, tuple):
         return any(_returns_content(a) for a in get_args(bare))
     return False
 
 
-def plan_output(function_name: str, annotation: Any, *, location: str) -> Output:
-    """Decide structured output from the return annotation (pass `Any` when there is none)."""
+def plan_output(
+    function_name: str, annotation: Any, *, location: str, structured_output: bool | None = None
+) -> Output:
+    """Decide structured output from the return annotation (pass `Any` when there is none).
+
+    `structured_output=None` publishes an `outputSchema` whenever the type allows one (and
+    falls back to unstructured output, with a log line, when it does not); `True` makes a
+    type that cannot be published an `InvalidSignature`; `False` never publishes one.
+    """
+    if structured_output is False:
+        return UNSTRUCTURED
     bare: Any = strip_annotated(annotation)
     if is_union(bare):
         arms = tuple(a for a in get_args(bare) if not _is_subclass(strip_annotated(a), InputRequiredResult))
         if not arms:
             return UNSTRUCTURED
-        bare = arms[0] if len(arms) == 1 else Union[arms]  # noqa: UP007  # a runtime tuple of arms
-        annotation = bare
-    if bare is Any or _is_subclass(bare, (CallToolResult, InputRequiredResult)) or _returns_content(bare):
+        if len(arms) != len(get_args(bare)):
+            annotation = arms[0] if len(arms) == 1 else Union[arms]  # noqa: UP007  # a runtime tuple of arms
+            bare = strip_annotated(annotation)
+    if _is_subclass(bare, (CallToolResult, InputRequiredResult)):
+        return UNSTRUCTURED
+    if structured_output is None and (bare is Any or _returns_content(bare)):
         return UNSTRUCTURED
     try:
-        if _is_subclass(bare, BaseModel) or (isinstance(bare, type) and is_typeddict(bare)):
-            adapter = TypeAdapter[Any](bare)
-            return Output(adapter.json_schema(), adapter, wrap=False)
-        if get_origin(bare) is dict and get_args(bare)[:1] == (str,):
-            adapter = TypeAdapter[Any](bare)
-            return Output({**adapter.json_schema(), "title": f"{function_name}DictOutput"}, adapter, False)
-        wrapper = create_model(f"{function_name}Output", result=(annotation, ...))
-        adapter = TypeAdapter[Any](wrapper)
-        scalar = annotation if annotation in _SCALARS else None
-        return Output(adapter.json_schema(), adapter, wrap=True, scalar=scalar)
-    except (pydantic_core.SchemaError, TypeError, ValueError, RuntimeError) as error:
+        chosen = choose_output_model(function_name, annotation)
+        if chosen is None:
+            reason = "it is a class without annotated fields"
+        else:
+            adapter = TypeAdapter[Any](chosen.model)
+            schema = _inline_root(adapter.json_schema(schema_generator=_StrictSchema))
+            scalar = strip_annotated(annotation) if chosen.wrap and annotation in _SCALARS else None
+            return Output(schema, adapter, wrap=chosen.wrap, scalar=scalar)
+    except (
+        PydanticUserError,
+        pydantic_core.SchemaError,
+        NameError,
+        TypeError,
+        ValueError,
+        RuntimeError,
+    ) as error:
+        reason = f"{type(error).__name__}: {error}"
+    if structured_output:
         msg = (
             f"The return annotation of {function_name!r} ({location}) cannot be published as an "
-            f"outputSchema: {error}; return a pydantic model, a TypedDict or JSON-able data"
+            f"outputSchema ({reason}); return a pydantic model, a TypedDict, a dataclass or JSON-able "
+            "data, or drop structured_output=True"
         )
-        raise InvalidSignature(msg) from error
+        raise InvalidSignature(msg)
+    logger.info(
+        "%s (%s) returns unstructured content: its return type has no outputSchema (%s)",
+        function_name,
+        location,
+        reason,
+    )
+    return UNSTRUCTURED
 
 
 def to_content(value: Any) -> list[ContentBlock]:
@@ -116,6 +167,10 @@ def to_content(value: Any) -> list[ContentBlock]:
         return []
     if isinstance(value, _CONTENT):
         return [value]
+    if isinstance(value, Image):
+        return [value.to_image_content()]
+    if isinstance(value, Audio):
+        return [value.to_audio_content()]
     if isinstance(value, list | tuple):
         blocks: list[ContentBlock] = []
         for item in value:  # pyright: ignore[reportUnknownVariableType]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,8 +19,9 @@ from pydantic import ValidationError
 
 from mcpdi._arguments import ArgumentsModel, build_arguments_model, dump_arguments
 from mcpdi._context import Context
+from mcpdi._messages import Message
 from mcpdi._output import to_content
-from mcpdi._registration import compile_mcp_plan, function_name, published_name
+from mcpdi._registration import compile_mcp_plan, function_name, published_description, published_name
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tools import failure_text
@@ -68,7 +68,7 @@ def compile_prompt(
     wire = Prompt(
         name=prompt_name,
         title=title,
-        description=description if description is not None else inspect.getdoc(fn),
+        description=published_description(fn, description),
         arguments=arguments,
         icons=icons,
     )
@@ -82,6 +82,8 @@ def _to_messages(value: Any) -> list[PromptMessage]:
     for item in items:
         if isinstance(item, PromptMessage):
             messages.append(item)
+        elif isinstance(item, Message):
+            messages.append(item.to_prompt_message())
         elif isinstance(item, Mapping):
             messages.append(PromptMessage.model_validate(item))
         else:

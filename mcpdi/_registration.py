@@ -12,7 +12,7 @@ from mcpdi._checks import ArgumentCheck, check_arguments, check_boundaries, chec
 from mcpdi._context import Context
 from mcpdi.engine import Answer, AskCallback, Plan, RunFunction, compile_plan
 
-__all__ = ("compile_mcp_plan", "function_name", "published_name")
+__all__ = ("compile_mcp_plan", "function_name", "published_description", "published_name")
 
 
 def function_name(fn: Callable[..., Any]) -> str:
@@ -27,6 +27,11 @@ def published_name(fn: Callable[..., Any], name: str | None, decorator: str) -> 
         msg = f"A lambda has no name to publish; pass @mcp.{decorator}(name=...) or use a def"
         raise ValueError(msg)
     return name or fn_name
+
+
+def published_description(fn: Callable[..., Any], description: str | None) -> str:
+    """`description`, else the docstring as written, else "": what clients of the reference SDK see."""
+    return description or getattr(fn, "__doc__", None) or ""
 
 
 def compile_mcp_plan(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import inspect
 import logging
 import re
 from collections.abc import Callable, Mapping
@@ -12,6 +11,7 @@ from typing import Any
 
 import pydantic_core
 from mcp_types import (
+    Annotations,
     BlobResourceContents,
     Icon,
     InputRequiredResult,
@@ -25,12 +25,14 @@ from pydantic import ValidationError
 
 from mcpdi._arguments import ArgumentsModel, build_arguments_model, dump_arguments
 from mcpdi._context import Context
-from mcpdi._registration import compile_mcp_plan, function_name
+from mcpdi._errors import ResourceError, ResourceNotFoundError
+from mcpdi._registration import compile_mcp_plan, function_name, published_description
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state import RequestStateSecurity
+from mcpdi._template_syntax import check_uri_template
 from mcpdi._tools import failure_text
-from mcpdi.engine import InvalidSignature, Plan
+from mcpdi.engine import InvalidSignature, Plan, ResolverError
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 
 __all__ = ("RegisteredResource", "compile_resource", "read_resource")
@@ -84,11 +86,14 @@ def compile_resource(
     localns: Mapping[str, Any] | None,
     validate_resolvers: bool = False,
     security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY,
+    annotations: Annotations | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> RegisteredResource:
     """Compile `fn` into a resource, or a template when `uri` has `{parameters}`."""
     fn_name = function_name(fn)
     resource_name = name or fn_name
     plan = compile_mcp_plan(fn, resource_name, localns, validate_resolvers=validate_resolvers)
+    check_uri_template(uri, location=plan.location)
     in_uri = _PARAMETER.findall(uri)
     taken = [argument.name for argument in plan.arguments]
     if sorted(in_uri) != sorted(taken):
@@ -107,7 +112,10 @@ def compile_resource(
     model = build_arguments_model(
         f"{fn_name}Arguments", plan.arguments, owner=resource_name, location=plan.location
     )
-    doc = description if description is not None else inspect.getdoc(fn)
+    doc = published_description(fn, description)
+    if mime_type is None:
+        # What a client may expect before reading: bytes travel as a blob, everything else as text.
+        mime_type = "application/octet-stream" if plan.hints.get("return") is bytes else "text/plain"
     wire: Resource | ResourceTemplate
     if in_uri:
         wire = ResourceTemplate(
@@ -117,11 +125,20 @@ def compile_resource(
             description=doc,
             mime_type=mime_type,
             icons=icons,
+            annotations=annotations,
+            _meta=meta,  # pyright: ignore[reportCallIssue]
         )
         pattern = _template_pattern(uri)
     else:
         wire = Resource(
-            uri=uri, name=resource_name, title=title, description=doc, mime_type=mime_type, icons=icons
+            uri=uri,
+            name=resource_name,
+            title=title,
+            description=doc,
+            mime_type=mime_type,
+            icons=icons,
+            annotations=annotations,
+            _meta=meta,  # pyright: ignore[reportCallIssue]
         )
         pattern = None
     return RegisteredResource(uri, plan, model, pattern, mime_type, wire, security, localns)
@@ -177,5 +194,12 @@ async def read_resource(
     except MCPError:
         raise
     except Exception as error:
-        text = failure_text(error, f"Error reading resource {uri}")
+        cause = error.__cause__ if isinstance(error, ResolverError) else error
+        if isinstance(cause, ResourceNotFoundError):
+            raise MCPError(INVALID_PARAMS, str(cause), {"uri": uri}) from None
+        if isinstance(cause, ResourceError):
+            raise MCPError(INTERNAL_ERROR, str(cause), {"uri": uri}) from None
+        # The reference server's wording, which clients may already match on.
+        doing = "creating resource from template" if resource.pattern is not None else "reading resource"
+        text = failure_text(error, f"Error {doing} {uri}")
         raise MCPError(INTERNAL_ERROR, text, {"uri": uri}) from None

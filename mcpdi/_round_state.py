@@ -18,7 +18,7 @@ from mcpdi._state_codec import InvalidRequestState
 __all__ = ("ROUND_STATE_VERSION", "AskedQuestion", "BodyState", "Outcome", "RoundState")
 
 ROUND_STATE_VERSION: Final = 1
-_ROUND_FIELDS: Final = frozenset({"v", "outcomes", "asked", "churn"})
+_ROUND_FIELDS: Final = frozenset({"v", "outcomes", "asked", "churn", "round"})
 _BODY_FIELDS: Final = frozenset({"v", "body"})
 
 
@@ -69,6 +69,7 @@ class RoundState:
     outcomes: Mapping[str, Outcome] = field(default_factory=dict[str, Outcome])
     asked: Mapping[str, AskedQuestion] = field(default_factory=dict[str, AskedQuestion])
     churn: Mapping[str, int] = field(default_factory=dict[str, int])
+    round: int = 0  # rounds handed out so far for this call (telemetry numbers the next one)
 
     @classmethod
     def parse(cls, inner: Mapping[str, Any]) -> RoundState:
@@ -96,7 +97,11 @@ class RoundState:
                 msg = f"churn count for {key!r} is {count!r}, not a count"
                 raise InvalidRequestState(msg)
             churn[key] = count
-        return cls(outcomes, asked, churn)
+        number = inner.get("round", 0)
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            msg = f"round number is {number!r}, not a count"
+            raise InvalidRequestState(msg)
+        return cls(outcomes, asked, churn, number)
 
     def dump(self) -> dict[str, Any]:
         """The JSON object `parse` reads back."""
@@ -107,6 +112,8 @@ class RoundState:
         }
         if self.churn:
             inner["churn"] = dict(self.churn)
+        if self.round:
+            inner["round"] = self.round
         return inner
 
 

@@ -23,6 +23,7 @@ from mcp_types import (
 from pydantic import BaseModel, ValidationError
 
 from mcpdi._asking import MCPQuestion
+from mcpdi._auth import get_access_token, principal_of
 from mcpdi._checks import kept_adapter
 from mcpdi._context import Context, missing_capability_error
 from mcpdi._errors import ToolError
@@ -30,6 +31,7 @@ from mcpdi._fallbacks import NO_BACK_CHANNEL, fallback_answers, missing_reason, 
 from mcpdi._round_state import AskedQuestion, BodyState, Outcome, RoundState
 from mcpdi._state import CallBinding, InvalidRequestState, RequestStateSecurity
 from mcpdi._state_codec import StateTooLarge
+from mcpdi._telemetry import current_round
 from mcpdi.engine import Answer, AppScope, Asked, NeedsInput, Plan
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError, NoBackChannel
 
@@ -73,6 +75,8 @@ class CallTarget:
 
     def binding(self, ctx: Context[Any]) -> CallBinding:
         principal = ctx.request_context.principal if ctx.era is not None else None
+        if principal is None:
+            principal = principal_of(get_access_token())  # bearer auth: the verified caller
         return CallBinding.of(
             self.method,
             self.name,
@@ -199,13 +203,16 @@ async def run_modern(
     if request_state is None:
         # A first round: nothing was asked yet, so no answer can count (and the hot path
         # computes no arguments digest unless it asks).
+        current_round.set(1)
         first = await _run_with_fallbacks(plan, arguments, ctx, {})
         if not isinstance(first, NeedsInput):
             return first
         kept = _keep(plan, first, {})
-        return Pending(_ask_round(first, ctx, kept, RoundState(), target.binding(ctx), security))
+        return Pending(_ask_round(first, ctx, kept, RoundState(), target.binding(ctx), security, 1))
     binding = target.binding(ctx)
     state = await open_round_state(security, request_state, binding)
+    round_number = state.round + 1
+    current_round.set(round_number)
     outcomes = record_responses(state, input_responses or {})
     answers: dict[str, Answer] = {}
     for key, outcome in outcomes.items():
@@ -217,7 +224,7 @@ async def run_modern(
     if not isinstance(result, NeedsInput):
         return result
     _keep(plan, result, outcomes)
-    return Pending(_ask_round(result, ctx, outcomes, state, binding, security))
+    return Pending(_ask_round(result, ctx, outcomes, state, binding, security, round_number))
 
 
 async def _run_with_fallbacks(
@@ -267,6 +274,7 @@ def _ask_round(
     previous: RoundState,
     binding: CallBinding,
     security: RequestStateSecurity,
+    round_number: int,
 ) -> InputRequiredResult:
     requests: dict[str, Any] = {}
     asked: dict[str, AskedQuestion] = {}
@@ -299,7 +307,7 @@ def _ask_round(
         else:
             requests[item.key] = request
     try:
-        token = seal_state(security, binding, RoundState(outcomes, asked, churn).dump())
+        token = seal_state(security, binding, RoundState(outcomes, asked, churn, round_number).dump())
     except StateTooLarge as error:
         msg = (
             f"the answers recorded for this call take {error.size} bytes, over the limit of "

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from mcp_types import (
+    Annotations,
     CallToolRequestParams,
     CallToolResult,
+    CompleteRequestParams,
     GetPromptRequestParams,
     GetPromptResult,
     Icon,
@@ -20,23 +22,33 @@ from mcp_types import (
     ListResourceTemplatesResult,
     ListToolsResult,
     PaginatedRequestParams,
+    Prompt,
     ReadResourceRequestParams,
     ReadResourceResult,
     Resource,
     ResourceTemplate,
+    Tool,
     ToolAnnotations,
 )
 from typing_extensions import TypeVar as DefaultTypeVar
 
+from mcpdi._auth import INSUFFICIENT_SCOPE, AuthSettings, TokenVerifier, get_access_token, missing_scopes
+from mcpdi._completion import CompletionHandler, completion_handler
 from mcpdi._context import Context
+from mcpdi._errors import ResourceError, ResourceNotFoundError, ToolError
 from mcpdi._explain import check_max_rounds, explain_tool
+from mcpdi._in_memory import Answers, ReadResourceContents, answer_script, contents_of, request_in_memory
 from mcpdi._lifespan import check_lifespan
+from mcpdi._middleware import MiddlewareContext, ServerMiddleware, run_chain
 from mcpdi._overrides import ResolverOverrides
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
+from mcpdi._resource_objects import is_resource_object, resource_from_object
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
-from mcpdi._tools import RegisteredTool, call_tool, compile_tool
+from mcpdi._telemetry import traced, tracing
+from mcpdi._tool_failures import raise_tool_failure
+from mcpdi._tools import RegisteredTool, call_tool, compile_tool, failures
 from mcpdi.engine import AppScope, Explanation
 from mcpdi.lowlevel._context import ServerRequestContext
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
@@ -47,6 +59,7 @@ from mcpdi.lowlevel._server import Server
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
+    from starlette.routing import BaseRoute
 
 __all__ = ("MCPServer",)
 
@@ -55,6 +68,11 @@ logger = logging.getLogger("mcpdi")
 LifespanT = DefaultTypeVar("LifespanT", default=Any)
 FnT = TypeVar("FnT", bound=Callable[..., Any])
 EntryT = TypeVar("EntryT")
+ParamsT = TypeVar("ParamsT")
+ResultT = TypeVar("ResultT")
+LogLevelName = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
+
+DEFAULT_NAME = "mcp-server"
 
 
 def _caller_namespace(depth: int) -> Mapping[str, Any]:
@@ -94,6 +112,20 @@ def _registered(registry: Mapping[str, EntryT], kind: str, name: str) -> EntryT:
     return entry
 
 
+def _http_options(
+    stateless_http: bool | None, json_response: bool | None, streamable_http_path: str | None
+) -> dict[str, Any]:
+    """The reference server's spelling of HTTP options, as `build_http_app` names them."""
+    options: dict[str, Any] = {}
+    if stateless_http is not None:
+        options["stateless"] = stateless_http
+    if json_response is not None:
+        options["json_response"] = json_response
+    if streamable_http_path is not None:
+        options["path"] = streamable_http_path
+    return options
+
+
 class MCPServer(Generic[LifespanT]):
     """An MCP server whose tools, prompts and resources are plain decorated functions.
 
@@ -105,23 +137,35 @@ class MCPServer(Generic[LifespanT]):
     (`RequestStateSecurity(keys=[...])`) when several processes serve one name.
     `validate_resolvers=True` checks every resolver's result against the annotation of the
     parameter it fills, as `Resolve(fn, validate=True)` does for one resolver.
+
+    The positional parameters are the reference SDK's, in its order, so a server written
+    for it constructs unchanged.
     """
 
     def __init__(
         self,
         name: str | None = None,
-        instructions: str | None = None,
-        *,
         title: str | None = None,
         description: str | None = None,
-        version: str | None = None,
+        instructions: str | None = None,
         website_url: str | None = None,
         icons: list[Icon] | None = None,
+        version: str = "",
+        *,
         lifespan: Callable[[MCPServer[LifespanT]], AbstractAsyncContextManager[LifespanT]] | None = None,
         request_state: RequestStateSecurity | None = None,
         validate_resolvers: bool = False,
         request_state_security: RequestStateSecurity | None = None,
         resource_security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY,
+        warn_on_duplicate_tools: bool = True,
+        warn_on_duplicate_resources: bool = True,
+        warn_on_duplicate_prompts: bool = True,
+        debug: bool = False,
+        log_level: LogLevelName | None = None,
+        dependencies: list[str] | None = None,
+        middleware: Sequence[ServerMiddleware] | None = None,
+        token_verifier: TokenVerifier | None = None,
+        auth: AuthSettings | None = None,
     ) -> None:
         if request_state is not None and request_state_security is not None:
             msg = (
@@ -130,20 +174,35 @@ class MCPServer(Generic[LifespanT]):
             )
             raise TypeError(msg)
         check_lifespan(lifespan)
-        self.name = name or "mcpdi"
-        self.instructions = instructions
         chosen = request_state if request_state is not None else request_state_security
         self.request_state = chosen if chosen is not None else RequestStateSecurity.ephemeral()
         self.resource_security = resource_security
+        self.debug = debug
+        self.dependencies = list(dependencies or ())
+        if log_level is not None:
+            logger.setLevel(log_level)
+        self._warn_on_duplicate = {
+            "tool": warn_on_duplicate_tools,
+            "resource": warn_on_duplicate_resources,
+            "prompt": warn_on_duplicate_prompts,
+        }
         self._lifespan = lifespan
         self._validate_resolvers = validate_resolvers
         self._tools: dict[str, RegisteredTool] = {}
         self._prompts: dict[str, RegisteredPrompt] = {}
         self._resources: dict[str, RegisteredResource] = {}
         self._app_scope = AppScope()
+        self._custom_routes: list[BaseRoute] = []
+        self._middleware: list[ServerMiddleware] = list(middleware or ())
+        if (token_verifier is None) != (auth is None):
+            msg = "bearer auth needs both token_verifier= and auth=AuthSettings(issuer_url=...)"
+            raise ValueError(msg)
+        self._token_verifier = token_verifier
+        self._auth = auth
+        self._tool_scopes: dict[str, tuple[str, ...]] = {}
         self._server: Server[LifespanT] = Server(
-            self.name,
-            version=version or "",
+            name or DEFAULT_NAME,
+            version=version,
             title=title,
             description=description,
             instructions=instructions,
@@ -151,18 +210,96 @@ class MCPServer(Generic[LifespanT]):
             icons=icons,
             lifespan=self._enter_lifespan,  # pyright: ignore[reportArgumentType]
             get_tool_input_schema=self.tool_input_schema,
-            on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
-            on_list_resources=self._list_resources,
-            on_list_resource_templates=self._list_resource_templates,
-            on_read_resource=self._read_resource,
-            on_list_prompts=self._list_prompts,
-            on_get_prompt=self._get_prompt,
+            on_list_tools=self._through_middleware("tools/list", self._list_tools),
+            on_call_tool=self._through_middleware("tools/call", self._call_tool, spanned=True),
+            on_list_resources=self._through_middleware("resources/list", self._list_resources),
+            on_list_resource_templates=self._through_middleware(
+                "resources/templates/list", self._list_resource_templates
+            ),
+            on_read_resource=self._through_middleware("resources/read", self._read_resource, spanned=True),
+            on_list_prompts=self._through_middleware("prompts/list", self._list_prompts),
+            on_get_prompt=self._through_middleware("prompts/get", self._get_prompt, spanned=True),
         )
         self._server.get_tool_header_params = self.tool_header_params
         self._overrides = ResolverOverrides(
             self.name, (self._tools, self._prompts, self._resources), validate_resolvers=validate_resolvers
         )
+
+    # -- identity (read from the low-level server, which announces it) ---------------------
+
+    @property
+    def name(self) -> str:
+        return self._server.name
+
+    @property
+    def title(self) -> str | None:
+        return self._server.title
+
+    @property
+    def description(self) -> str | None:
+        return self._server.description
+
+    @property
+    def instructions(self) -> str | None:
+        return self._server.instructions
+
+    @property
+    def website_url(self) -> str | None:
+        return self._server.website_url
+
+    @property
+    def icons(self) -> list[Icon] | None:
+        return self._server.icons
+
+    @property
+    def version(self) -> str:
+        return self._server.version
+
+    # -- middleware -----------------------------------------------------------------------
+
+    @property
+    def middleware(self) -> list[ServerMiddleware]:
+        """The middleware around every request this server answers, outermost first (mutable)."""
+        return self._middleware
+
+    def add_middleware(self, middleware: ServerMiddleware) -> None:
+        """Add `middleware` inside those already installed (the first added stays outermost)."""
+        if not callable(middleware):
+            msg = f"middleware is a callable (ctx, call_next) or a Middleware instance, not {middleware!r}"
+            raise TypeError(msg)
+        self._middleware.append(middleware)
+
+    def _through_middleware(
+        self,
+        method: str,
+        handler: Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]],
+        *,
+        spanned: bool = False,
+    ) -> Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]]:
+        """`handler` inside the installed middleware and, with `spanned` while tracing, a span.
+
+        With neither, a request pays one list check and one tracing check.
+        """
+        chain = self._middleware
+
+        async def innermost(ctx: MiddlewareContext) -> ResultT:
+            return await handler(ctx.request_context, ctx.params)
+
+        async def through_chain(request: ServerRequestContext[Any], params: ParamsT) -> ResultT:
+            if not chain:
+                return await handler(request, params)
+            return await run_chain(tuple(chain), MiddlewareContext(method, params, request, self), innermost)
+
+        in_span = traced(method, through_chain) if spanned else None
+
+        async def handle(request: ServerRequestContext[Any], params: ParamsT) -> ResultT:
+            if in_span is not None and tracing():
+                return await in_span(request, params)
+            if not chain:
+                return await handler(request, params)
+            return await run_chain(tuple(chain), MiddlewareContext(method, params, request, self), innermost)
+
+        return handle
 
     # -- what transports use ------------------------------------------------------------
 
@@ -175,9 +312,38 @@ class MCPServer(Generic[LifespanT]):
         """Enter the lifespan once and yield the `Runner` that answers messages."""
         return self._server.running()
 
-    def streamable_http_app(self, **options: Any) -> Starlette:
-        """A Starlette app serving this server over Streamable HTTP (both protocol eras)."""
-        return self._server.streamable_http_app(**options)
+    def streamable_http_app(
+        self,
+        *,
+        stateless_http: bool | None = None,
+        json_response: bool | None = None,
+        streamable_http_path: str | None = None,
+        **options: Any,
+    ) -> Starlette:
+        """A Starlette app serving this server over Streamable HTTP (both protocol eras).
+
+        `stateless_http`, `json_response` and `streamable_http_path` are the reference
+        SDK's names for `stateless`, `json_response` and `path` of `build_http_app`; the
+        routes added with `custom_route` are served next to the MCP endpoint.
+        """
+        return self._server.streamable_http_app(
+            **self._app_options(stateless_http, json_response, streamable_http_path, options)
+        )
+
+    def _app_options(
+        self,
+        stateless_http: bool | None,
+        json_response: bool | None,
+        streamable_http_path: str | None,
+        options: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        merged = {**_http_options(stateless_http, json_response, streamable_http_path), **options}
+        merged.setdefault("debug", self.debug)
+        merged["routes"] = (*self._custom_routes, *merged.get("routes", ()))
+        if self._auth is not None:
+            merged.setdefault("token_verifier", self._token_verifier)
+            merged.setdefault("auth", self._auth)
+        return merged
 
     def run(
         self,
@@ -185,9 +351,50 @@ class MCPServer(Generic[LifespanT]):
         *,
         host: str = "127.0.0.1",
         port: int = 8000,
+        stateless_http: bool | None = None,
+        json_response: bool | None = None,
+        streamable_http_path: str | None = None,
+        **options: Any,
     ) -> None:
-        """Serve until stopped, on stdin/stdout or over Streamable HTTP on `host:port`."""
-        self._server.run(transport, host=host, port=port)
+        """Serve until stopped, on stdin/stdout or over Streamable HTTP on `host:port`.
+
+        `"http"` and `"streamable-http"` name the same transport; the HTTP options are
+        those of `streamable_http_app`.
+        """
+        if transport == "stdio":
+            extra = _http_options(stateless_http, json_response, streamable_http_path)
+            if extra or options:
+                msg = f"HTTP options {sorted({*extra, *options})} make no sense with transport='stdio'"
+                raise TypeError(msg)
+            self._server.run(transport)
+            return
+        from mcpdi.lowlevel._handover import serve
+
+        options = self._app_options(stateless_http, json_response, streamable_http_path, options)
+        serve(self, transport, host=host, port=port, **options)
+
+    def custom_route(
+        self,
+        path: str,
+        methods: list[str],
+        name: str | None = None,
+        include_in_schema: bool = True,
+    ) -> Callable[[Callable[[Any], Awaitable[Any]]], Callable[[Any], Awaitable[Any]]]:
+        """Serve a plain HTTP endpoint next to MCP (`async def health(request) -> Response`).
+
+        Only the HTTP transport serves it; it passes by no MCP machinery (no session, no
+        `Context`), so check what it needs itself.
+        """
+        from starlette.routing import Route  # only HTTP serving needs Starlette
+
+        def register(endpoint: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
+            route = Route(
+                path, endpoint=endpoint, methods=methods, name=name, include_in_schema=include_in_schema
+            )
+            self._custom_routes.append(route)
+            return endpoint
+
+        return register
 
     @property
     def app_scope(self) -> AppScope:
@@ -208,10 +415,17 @@ class MCPServer(Generic[LifespanT]):
 
     # -- registration -------------------------------------------------------------------
 
+    def _keep_first(self, registry: dict[str, EntryT], kind: str, key: str, entry: EntryT) -> None:
+        """Register `entry` unless `key` is taken: the first definition stays, as in the reference SDK."""
+        if key in registry:
+            if self._warn_on_duplicate[kind]:
+                logger.warning("%s already exists: %s (the first definition is kept)", kind.capitalize(), key)
+            return
+        registry[key] = entry
+
     def tool(
         self,
         name: str | None = None,
-        *,
         title: str | None = None,
         description: str | None = None,
         annotations: ToolAnnotations | None = None,
@@ -219,11 +433,15 @@ class MCPServer(Generic[LifespanT]):
         meta: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         max_rounds: int | None = None,
+        *,
+        required_scopes: Sequence[str] = (),
     ) -> Callable[[FnT], FnT]:
         """Register a function as a tool: `@mcp.tool()` (note the parentheses).
 
         `max_rounds=n` refuses (with `InvalidSignature`) a resolver graph that could ask the
-        client in more than `n` dependent rounds.
+        client in more than `n` dependent rounds. `required_scopes`: with bearer auth, a
+        caller whose token lacks one of them gets a -32003 error naming the missing scopes
+        instead of the tool.
         """
         if callable(name):
             msg = "@mcp.tool is a decorator factory; write @mcp.tool() with parentheses"
@@ -231,9 +449,11 @@ class MCPServer(Generic[LifespanT]):
         localns = _caller_namespace(1)
 
         def register(fn: FnT) -> FnT:
-            self._add_tool(
+            tool = self._add_tool(
                 fn, name, title, description, annotations, icons, meta, structured_output, localns, max_rounds
             )
+            if required_scopes:
+                self._tool_scopes[tool] = tuple(required_scopes)
             return fn
 
         return register
@@ -242,7 +462,6 @@ class MCPServer(Generic[LifespanT]):
         self,
         fn: Callable[..., Any],
         name: str | None = None,
-        *,
         title: str | None = None,
         description: str | None = None,
         annotations: ToolAnnotations | None = None,
@@ -269,7 +488,7 @@ class MCPServer(Generic[LifespanT]):
         structured_output: bool | None,
         localns: Mapping[str, Any],
         max_rounds: int | None = None,
-    ) -> None:
+    ) -> str:
         tool = compile_tool(
             fn,
             name=name,
@@ -283,17 +502,18 @@ class MCPServer(Generic[LifespanT]):
             validate_resolvers=self._validate_resolvers,
         )
         check_max_rounds(tool, max_rounds, fn)
-        if tool.name in self._tools:
-            logger.warning("tool %r registered again; the new definition replaces the old one", tool.name)
-        self._tools[tool.name] = tool
+        self._keep_first(self._tools, "tool", tool.name, tool)
+        return tool.name
 
     def remove_tool(self, name: str) -> None:
-        del self._tools[name]
+        """Unregister a tool; an unknown name raises `ToolError`."""
+        if self._tools.pop(name, None) is None:
+            msg = f"Unknown tool: {name}"
+            raise ToolError(msg)
 
     def prompt(
         self,
         name: str | None = None,
-        *,
         title: str | None = None,
         description: str | None = None,
         icons: list[Icon] | None = None,
@@ -314,10 +534,16 @@ class MCPServer(Generic[LifespanT]):
                 localns=localns,
                 validate_resolvers=self._validate_resolvers,
             )
-            self._prompts[prompt.name] = prompt
+            self._keep_first(self._prompts, "prompt", prompt.name, prompt)
             return fn
 
         return register
+
+    def remove_prompt(self, name: str) -> None:
+        """Unregister a prompt; an unknown name raises `ValueError`."""
+        if self._prompts.pop(name, None) is None:
+            msg = f"Unknown prompt: {name}"
+            raise ValueError(msg)
 
     def resource(
         self,
@@ -329,6 +555,8 @@ class MCPServer(Generic[LifespanT]):
         mime_type: str | None = None,
         icons: list[Icon] | None = None,
         security: ResourceSecurity | None = None,
+        annotations: Annotations | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> Callable[[FnT], FnT]:
         """Register a function as a resource (`"res://x"`) or a template (`"res://{x}"`).
 
@@ -341,19 +569,110 @@ class MCPServer(Generic[LifespanT]):
         localns = _caller_namespace(1)
 
         def register(fn: FnT) -> FnT:
-            resource = compile_resource(
-                fn,
-                uri,
-                name=name,
-                title=title,
-                description=description,
-                mime_type=mime_type,
-                icons=icons,
-                localns=localns,
-                validate_resolvers=self._validate_resolvers,
-                security=security if security is not None else self.resource_security,
+            self._add_resource(
+                fn, uri, name, title, description, mime_type, icons, annotations, meta, localns, security
             )
-            self._resources[resource.uri] = resource
+            return fn
+
+        return register
+
+    def add_resource(
+        self,
+        resource: Any,
+        uri: str | None = None,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        icons: list[Icon] | None = None,
+        annotations: Annotations | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        """Register a resource without the decorator.
+
+        `resource` is a function (then `uri` is required), or an object with `uri`, `name`
+        and an async `read()` returning str or bytes (the reference SDK's resource classes
+        qualify); its `title`, `description`, `mime_type`, `icons`, `annotations` and
+        `meta` are published when present.
+        """
+        localns = _caller_namespace(1)
+        if uri is None and is_resource_object(resource):
+            overrides = {
+                "name": name,
+                "title": title,
+                "description": description,
+                "mime_type": mime_type,
+                "icons": icons,
+                "annotations": annotations,
+                "meta": meta,
+            }
+            entry = resource_from_object(resource, overrides)
+            fields = entry.fields
+            self._add_resource(
+                entry.read,
+                entry.uri,
+                fields["name"],
+                fields["title"],
+                fields["description"],
+                fields["mime_type"],
+                fields["icons"],
+                fields["annotations"],
+                fields["meta"],
+                localns,
+            )
+            return
+        if uri is None or not callable(resource):
+            msg = (
+                f"add_resource takes a function and its uri, or an object with .uri and an async .read(); "
+                f"got {resource!r} with uri={uri!r}"
+            )
+            raise TypeError(msg)
+        self._add_resource(
+            resource, uri, name, title, description, mime_type, icons, annotations, meta, localns
+        )
+
+    def _add_resource(
+        self,
+        fn: Callable[..., Any],
+        uri: str,
+        name: str | None,
+        title: str | None,
+        description: str | None,
+        mime_type: str | None,
+        icons: list[Icon] | None,
+        annotations: Annotations | None,
+        meta: dict[str, Any] | None,
+        localns: Mapping[str, Any],
+        security: ResourceSecurity | None = None,
+    ) -> None:
+        resource = compile_resource(
+            fn,
+            uri,
+            name=name,
+            title=title,
+            description=description,
+            mime_type=mime_type,
+            icons=icons,
+            annotations=annotations,
+            meta=meta,
+            localns=localns,
+            validate_resolvers=self._validate_resolvers,
+            security=security if security is not None else self.resource_security,
+        )
+        self._keep_first(self._resources, "resource", resource.uri, resource)
+
+    def completion(self) -> Callable[[CompletionHandler], CompletionHandler]:
+        """Register the server's completion handler: `async def complete(ref, argument, context)`.
+
+        It returns a `Completion` (or None for no suggestions) for a prompt argument or a
+        resource template variable; registering one advertises the `completions` capability.
+        """
+
+        def register(fn: CompletionHandler) -> CompletionHandler:
+            self._server.add_request_handler(
+                "completion/complete", CompleteRequestParams, completion_handler(fn)
+            )
             return fn
 
         return register
@@ -380,40 +699,80 @@ class MCPServer(Generic[LifespanT]):
         """A tool as registration compiled it (its plan, schema and output shape)."""
         return self._tools[name]
 
+    async def list_tools(self) -> list[Tool]:
+        """The tools as `tools/list` publishes them."""
+        return [tool.wire for tool in self._tools.values()]
+
+    async def list_prompts(self) -> list[Prompt]:
+        """The prompts as `prompts/list` publishes them."""
+        return [prompt.wire for prompt in self._prompts.values()]
+
+    async def list_resources(self) -> list[Resource]:
+        """The resources with a fixed URI, as `resources/list` publishes them."""
+        return [r.wire for r in self._resources.values() if isinstance(r.wire, Resource)]
+
+    async def list_resource_templates(self) -> list[ResourceTemplate]:
+        """The resource templates, as `resources/templates/list` publishes them."""
+        return [r.wire for r in self._resources.values() if isinstance(r.wire, ResourceTemplate)]
+
+    # -- calls in memory, as a client would make them -------------------------------------
+
     async def call_tool(
         self,
         name: str,
         arguments: Mapping[str, Any] | None = None,
+        context: Context[Any, Any] | None = None,
         *,
-        answers: Mapping[Any, Any] | Callable[[str, Mapping[str, Any] | None], Any] | None = None,
+        answers: Answers | None = None,
         protocol_version: str = "2026-07-28",
         capabilities: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> CallToolResult:
         """Call a tool in memory, as a client would, answering its questions from `answers`.
 
+        A failed call raises `ToolError` with the text the model would read (its subclass
+        `UnexpectedToolError` when the tool crashed; `__cause__` is what it raised). An
+        unknown tool, like any protocol error, raises `MCPError`.
+
         `answers` maps a resolver function, an `inputRequests` key or a method name
         (`"elicitation/create"`, `"sampling/createMessage"`, `"roots/list"`) to the client's
         answer (a dict, a wire model, or a callable of the request params); or it is one
-        callable `(method, params) -> answer`. A protocol error raises `MCPError`.
+        callable `(method, params) -> answer`. With a `context` (from inside another
+        request) the tool runs in that request instead.
 
         The lifespan is entered on the first call and stays open for the next ones; leave it
         with `async with mcp: ...` around the calls, or `await mcp.aclose()`. The tool's
         handler is called directly (no JSON-RPC framing), so an exception a transport would
         answer with -32603 reaches the test as itself.
         """
-        from mcpdi.testing._direct import call_tool_directly  # test-time only
+        sink: list[Exception] = []
+        token = failures.set(sink)
+        try:
+            if context is not None:
+                params = CallToolRequestParams(name=name, arguments=dict(arguments or {}))
+                outcome = await self._call_tool(context.request_context, params)
+                if isinstance(outcome, InputRequiredResult):
+                    msg = f"tool {name!r} asked for input; call it without a context to answer its questions"
+                    raise MCPError(INVALID_PARAMS, msg)
+                result = outcome
+            else:
+                from mcpdi.testing._direct import call_tool_directly  # test-time only
 
-        return await call_tool_directly(
-            self,
-            self._server,
-            name,
-            arguments or {},
-            script=_answers_script(self._tools.get(name), name, answers),
-            protocol_version=protocol_version,
-            capabilities=capabilities,
-            headers=headers,
-        )
+                result = await call_tool_directly(
+                    self,
+                    self._server,
+                    name,
+                    arguments or {},
+                    script=_answers_script(self._tools.get(name), name, answers),
+                    protocol_version=protocol_version,
+                    capabilities=capabilities,
+                    headers=headers,
+                )
+        finally:
+            failures.reset(token)
+        if result.is_error:
+            raise_tool_failure(result, sink)
+        return result
 
     async def __aenter__(self) -> MCPServer[LifespanT]:
         """Enter the lifespan for in-memory calls (`call_tool`) now; it is left on exit."""
@@ -441,6 +800,60 @@ class MCPServer(Generic[LifespanT]):
         """
         return self._overrides.override(resolver, replacement, _caller_namespace(1))
 
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        answers: Answers | None = None,
+        protocol_version: str = "2026-07-28",
+    ) -> GetPromptResult:
+        """Render a prompt in memory, as `prompts/get` would; errors raise `MCPError` (-32602)."""
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        raw = await request_in_memory(
+            self,
+            "prompts/get",
+            params,
+            script=answer_script(f"prompt {name!r}", answers, {}),
+            protocol_version=protocol_version,
+        )
+        return GetPromptResult.model_validate(raw)
+
+    async def read_resource(
+        self, uri: str, *, answers: Answers | None = None, protocol_version: str = "2026-07-28"
+    ) -> Iterable[ReadResourceContents]:
+        """Read a resource in memory, as `resources/read` would: its contents, blobs as bytes.
+
+        An unknown URI or a `ResourceNotFoundError` raises `MCPError` -32602; a
+        `ResourceError` or a crash raises `MCPError` -32603.
+        """
+        raw = await request_in_memory(
+            self,
+            "resources/read",
+            {"uri": str(uri)},
+            script=answer_script(f"resource {uri!r}", answers, {}),
+            protocol_version=protocol_version,
+        )
+        return contents_of(ReadResourceResult.model_validate(raw))
+
+    async def read_resource_in(self, context: Context[Any, Any], uri: str) -> list[ReadResourceContents]:
+        """Read a resource inside another request (`ctx.read_resource`), failing as `ResourceError`s.
+
+        So that a tool reading a missing resource reports a tool error, not a protocol one.
+        """
+        params = ReadResourceRequestParams(uri=uri)  # pyright: ignore[reportArgumentType]
+        try:
+            result = await self._read_resource(context.request_context, params)
+        except MCPError as error:
+            failure = ResourceNotFoundError if error.code == INVALID_PARAMS else ResourceError
+            raise failure(error.message) from error
+        if isinstance(result, InputRequiredResult):
+            msg = f"resource {uri!r} asked for input; ctx.read_resource reads only resources that answer"
+            raise ResourceError(msg)
+        return contents_of(result)
+
     # -- handlers -------------------------------------------------------------------------
 
     def _context(self, ctx: ServerRequestContext[Any]) -> Context[Any]:
@@ -455,6 +868,14 @@ class MCPServer(Generic[LifespanT]):
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult | InputRequiredResult:
         tool = _registered(self._tools, "tool", params.name)
+        scopes = self._tool_scopes.get(tool.name)
+        if scopes:
+            lacking = missing_scopes(get_access_token(), scopes)
+            if lacking:
+                msg = (
+                    f"Tool {tool.name!r} needs the scopes {', '.join(lacking)}, which the access token lacks"
+                )
+                raise MCPError(INSUFFICIENT_SCOPE, msg, {"requiredScopes": list(scopes), "missing": lacking})
         return await call_tool(
             tool, params, self._context(ctx), security=self.request_state, audience=self.name
         )
@@ -475,14 +896,12 @@ class MCPServer(Generic[LifespanT]):
     async def _list_resources(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourcesResult:
-        fixed = [r.wire for r in self._resources.values() if isinstance(r.wire, Resource)]
-        return ListResourcesResult(resources=fixed)
+        return ListResourcesResult(resources=await self.list_resources())
 
     async def _list_resource_templates(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListResourceTemplatesResult:
-        templates = [r.wire for r in self._resources.values() if isinstance(r.wire, ResourceTemplate)]
-        return ListResourceTemplatesResult(resource_templates=templates)
+        return ListResourceTemplatesResult(resource_templates=await self.list_resource_templates())
 
     async def _read_resource(
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,24 +17,30 @@ from mcp_types import (
     Tool,
     ToolAnnotations,
 )
+from opentelemetry import trace
 from pydantic import ValidationError
 
 from mcpdi._arguments import ArgumentsModel, build_arguments_model, dump_arguments, pre_parse_json
 from mcpdi._asking import AnswerRejected
 from mcpdi._checks import check_hidden_headers
 from mcpdi._context import Context
-from mcpdi._errors import ElicitationRefused, ToolError
+from mcpdi._errors import ElicitationRefused, ResourceError, ToolError
 from mcpdi._output import Output, plan_output, returns_input_required
-from mcpdi._registration import compile_mcp_plan, function_name, published_name
+from mcpdi._registration import compile_mcp_plan, function_name, published_description, published_name
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state import RequestStateSecurity
+from mcpdi._telemetry import trace_resolver, tracing
 from mcpdi.engine import InvalidSignature, Plan, ResolverError
+from mcpdi.engine._compile import instrument_plan
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.lowlevel._param_headers import HeaderParam, find_invalid_x_mcp_header, x_mcp_header_params
 
-__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text")
+__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text", "failures")
 
 logger = logging.getLogger("mcpdi")
+
+failures: ContextVar[list[Exception] | None] = ContextVar("mcpdi_tool_failures", default=None)
+"""Set by `MCPServer.call_tool`: the exceptions behind the error results of its call, to re-raise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +49,7 @@ class RegisteredTool:
 
     name: str
     plan: Plan
+    traced_plan: Plan  # the same plan with a span around each resolver, run when tracing is on
     arguments_model: type[ArgumentsModel]
     output: Output
     wire: Tool  # what tools/list publishes
@@ -88,28 +95,40 @@ def compile_tool(
             "resolvers or by the tool body, not both"
         )
         raise InvalidSignature(msg, function=fn)
-    output = plan_output(fn_name, returns, location=plan.location)
-    if structured_output is False:
-        output = Output(None, None, wrap=False)
-    elif structured_output and output.schema is None:
+    if structured_output and returns is Any:
         msg = f"Tool {tool_name!r} ({plan.location}): structured_output=True needs a JSON-able return type"
         raise InvalidSignature(msg, function=fn)
+    output = plan_output(fn_name, returns, location=plan.location, structured_output=structured_output)
     wire = Tool(
         name=tool_name,
         title=title,
-        description=description if description is not None else inspect.getdoc(fn),
+        description=published_description(fn, description),
         input_schema=input_schema,
         output_schema=output.schema,
         annotations=annotations,
         icons=icons,
         _meta=meta,  # pyright: ignore[reportCallIssue]
     )
+    traced_plan = instrument_plan(plan, trace_resolver) if plan.steps else plan
     return RegisteredTool(
-        tool_name, plan, arguments_model, output, wire, x_mcp_header_params(input_schema), localns
+        tool_name,
+        plan,
+        traced_plan,
+        arguments_model,
+        output,
+        wire,
+        x_mcp_header_params(input_schema),
+        localns,
     )
 
 
-def _error_result(text: str) -> CallToolResult:
+def _error_result(text: str, error: Exception) -> CallToolResult:
+    span = trace.get_current_span()
+    if span.is_recording():
+        span.record_exception(error)
+    sink = failures.get()
+    if sink is not None:
+        sink.append(error)
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
@@ -124,7 +143,7 @@ def failure_text(error: Exception, prefix: str) -> str:
         cause = error.__cause__
     if isinstance(cause, MCPError):
         raise cause
-    if isinstance(cause, ToolError | ElicitationRefused | AnswerRejected):
+    if isinstance(cause, ToolError | ResourceError | ElicitationRefused | AnswerRejected):
         return f"{prefix}: {cause}"
     logger.error("%s", prefix, exc_info=error)
     return prefix
@@ -146,15 +165,16 @@ async def call_tool(
         # The model's validator itself: `model_validate` only forwards to it, at a cost per call.
         validated = model.__pydantic_validator__.validate_python(pre_parse_json(model, raw or {}))
     except ValidationError as error:
-        return _error_result(f"{prefix}: {error}")
+        return _error_result(f"{prefix}: {error}", error)
     arguments = dump_arguments(validated)
     target = CallTarget("tools/call", tool.name, raw, audience)
     try:
-        value = await run_request(tool.plan, arguments, ctx, target=target, security=security, params=params)
+        plan = tool.traced_plan if tracing() else tool.plan
+        value = await run_request(plan, arguments, ctx, target=target, security=security, params=params)
         if isinstance(value, Pending):
             return value.result
         return tool.output.to_result(value)
     except MCPError:
         raise
     except Exception as error:
-        return _error_result(failure_text(error, prefix))
+        return _error_result(failure_text(error, prefix), error)

@@ -72,7 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="serve a server object from a Python file")
     run.add_argument("target", help="path/to/server.py or path/to/server.py:object")
-    run.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    run.add_argument("--transport", choices=("stdio", "http", "streamable-http"), default="stdio")
     run.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     run.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000; 0: any free port)")
     run.add_argument("--path", default="/mcp", help="HTTP endpoint path (default /mcp)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import linecache
@@ -170,7 +171,19 @@ def compile_plan(
         for p in root.params
         if isinstance(p, ArgumentParam)
     )
-    return _build(plan_name, root, arguments, root_bindings, tuple(steps.values()), root_inline)
+    inline = bool(root_inline) and not root.info.is_async
+    info = root.info
+    return _build(
+        plan_name,
+        info.fn,
+        info.is_async,
+        info.location,
+        inline,
+        arguments,
+        root_bindings,
+        tuple(steps.values()),
+        info.hints,
+    )
 
 
 def _binding(
@@ -239,13 +252,36 @@ def _named(run: Any, plan_name: str, filename: str) -> Any:
     return run
 
 
+def instrument_plan(plan: Plan, wrap: Callable[[Step], Callable[..., Any]]) -> Plan:
+    """`plan` with each resolver replaced by `wrap(step)`: same order, same semantics, e.g. traced.
+
+    `wrap` must return a callable of the same kind (a coroutine function for an async step)
+    taking the same arguments; the generated code and the interpreter both call it.
+    """
+    steps = tuple(dataclasses.replace(step, fn=wrap(step)) for step in plan.steps)
+    return _build(
+        plan.name,
+        plan.fn,
+        plan.is_async,
+        plan.location,
+        plan.inline,
+        plan.arguments,
+        plan.bindings,
+        steps,
+        plan.hints,
+    )
+
+
 def _build(
     plan_name: str,
-    root: Node,
+    root_fn: Callable[..., Any],
+    root_is_async: bool,
+    root_location: str,
+    inline: bool,
     arguments: tuple[Argument, ...],
     root_bindings: tuple[Binding, ...],
     steps: tuple[Step, ...],
-    root_inline: bool | None,
+    hints: Mapping[str, Any],
 ) -> Plan:
     from mcpdi.engine._codegen import Names, generate
 
@@ -265,11 +301,10 @@ def _build(
         "_AppScope": AppScope,
         "_app_value": app_value,
     }
-    inline = bool(root_inline) and not root.info.is_async
     names = Names(namespace)
     source = generate(
-        root=root.info.fn,
-        root_is_async=root.info.is_async,
+        root=root_fn,
+        root_is_async=root_is_async,
         root_inline=inline,
         arguments=arguments,
         root_bindings=root_bindings,
@@ -280,10 +315,10 @@ def _build(
     run = _named(namespace["run"], plan_name, _register_source(plan_name, source))
     plan = Plan(
         name=plan_name,
-        fn=root.info.fn,
-        is_async=root.info.is_async,
+        fn=root_fn,
+        is_async=root_is_async,
         inline=inline,
-        location=root.info.location,
+        location=root_location,
         arguments=arguments,
         context_params=tuple(b for b in root_bindings if isinstance(b, ContextBinding)),
         resolved_params=tuple(b for b in root_bindings if isinstance(b, ResolvedBinding)),
@@ -293,7 +328,7 @@ def _build(
         run=cast("RunFunction", run),
         resolve=cast("RunFunction", functools.partial(run, collect=True)),
         source=source,
-        hints=root.info.hints,
+        hints=hints,
     )
     namespace["_PLAN"] = plan
     return plan

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, Iterable
+from collections.abc import AsyncGenerator, Iterable, Sequence
 from typing import Final
 
 import anyio
@@ -12,9 +12,11 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
+from mcpdi import AuthSettings, TokenVerifier
+from mcpdi_transport._http._bearer import BearerGate, metadata_endpoint, metadata_paths
 from mcpdi_transport._http._common import AppOptions, Running, header_values
 from mcpdi_transport._http._legacy import LegacyEndpoint
 from mcpdi_transport._http._modern import serve_modern_request
@@ -113,6 +115,9 @@ def build_http_app(
     client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
     debug: bool = False,
+    routes: Sequence[BaseRoute] = (),
+    token_verifier: TokenVerifier | None = None,
+    auth: AuthSettings | None = None,
 ) -> Starlette:
     """A Starlette app serving `server` at `path` over Streamable HTTP, both protocol eras.
 
@@ -134,6 +139,9 @@ def build_http_app(
       roots) waits for the client's answer before the call fails with `-32001`.
     - `max_buffered_bytes`: events one session keeps for reading and resuming; past it the
       oldest are dropped.
+    - `routes`: plain Starlette routes served next to the MCP endpoint (health checks, ...).
+    - `token_verifier` and `auth`: bearer-token auth on the MCP endpoint (401/403 with a
+      `WWW-Authenticate` challenge) and the Protected Resource Metadata document.
 
     The app's lifespan enters `server.running()` once; serve it with a server that runs
     lifespans (uvicorn does). Starlette does not run the lifespan of a mounted sub-app, so
@@ -171,9 +179,17 @@ def build_http_app(
                 endpoint.legacy.end_all()
                 group.cancel_scope.cancel()
 
+    mcp_routes: list[BaseRoute] = [Route(path, endpoint=endpoint)]
+    if (token_verifier is None) != (auth is None):
+        msg = "bearer auth needs both token_verifier= and auth=AuthSettings(...)"
+        raise ValueError(msg)
+    if token_verifier is not None and auth is not None:
+        mcp_routes = [Route(path, endpoint=BearerGate(endpoint, token_verifier, auth, path))]
+        metadata = metadata_endpoint(auth, path)
+        mcp_routes += [Route(p, endpoint=metadata, methods=["GET"]) for p in metadata_paths(auth)]
     app = Starlette(
         debug=debug,
-        routes=[Route(path, endpoint=endpoint)],
+        routes=[*mcp_routes, *routes],
         middleware=[Middleware(BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout)],
         lifespan=lifespan,
     )
