@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from mcpdi._registration import compile_mcp_plan
+from mcpdi._tools import RegisteredTool, traced
 from mcpdi.engine import Plan
 
 __all__ = ("ResolverOverrides",)
@@ -113,5 +114,9 @@ class ResolverOverrides:
                 new_plan = compile_mcp_plan(
                     plan.fn, plan.name, namespace, substitutes, validate_resolvers=self._validate_resolvers
                 )
-                swaps.append((registry, key, dataclasses.replace(entry, plan=new_plan)))
+                if isinstance(entry, RegisteredTool):
+                    new_entry: Any = dataclasses.replace(entry, plan=new_plan, traced_plan=traced(new_plan))
+                else:
+                    new_entry = dataclasses.replace(entry, plan=new_plan)
+                swaps.append((registry, key, new_entry))
         return swaps

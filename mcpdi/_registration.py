@@ -73,4 +73,13 @@ def _checking(run: RunFunction, checks: tuple[ArgumentCheck, ...]) -> RunFunctio
             return await run(arguments, answers=answers, ask=ask)
         return await run(arguments, context, answers, ask)
 
+    run_checked.checks = checks  # type: ignore[attr-defined]  # read by `with_same_checks`
     return run_checked
+
+
+def with_same_checks(plan: Plan, derived: Plan) -> Plan:
+    """`derived` (a plan rebuilt from `plan`, e.g. traced) checking arguments as `plan` does."""
+    checks: tuple[ArgumentCheck, ...] | None = getattr(plan.run, "checks", None)
+    if not checks:
+        return derived
+    return replace(derived, run=_checking(derived.run, checks), resolve=_checking(derived.resolve, checks))

@@ -76,8 +76,14 @@ def _note_question(span: Span, value: Any) -> None:
 
 
 def trace_resolver(step: Step) -> Callable[..., Any]:
-    """`step.fn` inside a child span `resolve <name>` carrying the round number (for `instrument_plan`)."""
+    """`step.fn` inside a child span `resolve <name>` carrying the round number (for `instrument_plan`).
+
+    Cleanup resolvers (generators, context managers) and call- or app-scoped ones keep their
+    own function: the engine drives and caches them by what they are.
+    """
     fn = step.fn
+    if step.cleanup is not None or step.scope != "round":
+        return fn
     if step.is_async:
 
         @functools.wraps(fn)

@@ -26,7 +26,13 @@ from mcpdi._checks import check_hidden_headers
 from mcpdi._context import Context
 from mcpdi._errors import ElicitationRefused, ResourceError, ToolError
 from mcpdi._output import Output, plan_output, returns_input_required
-from mcpdi._registration import compile_mcp_plan, function_name, published_description, published_name
+from mcpdi._registration import (
+    compile_mcp_plan,
+    function_name,
+    published_description,
+    published_name,
+    with_same_checks,
+)
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state import RequestStateSecurity
 from mcpdi._telemetry import trace_resolver, tracing
@@ -109,17 +115,21 @@ def compile_tool(
         icons=icons,
         _meta=meta,  # pyright: ignore[reportCallIssue]
     )
-    traced_plan = instrument_plan(plan, trace_resolver) if plan.steps else plan
     return RegisteredTool(
         tool_name,
         plan,
-        traced_plan,
+        traced(plan),
         arguments_model,
         output,
         wire,
         x_mcp_header_params(input_schema),
         localns,
     )
+
+
+def traced(plan: Plan) -> Plan:
+    """The same plan with a span around each resolver, run when tracing is on."""
+    return with_same_checks(plan, instrument_plan(plan, trace_resolver)) if plan.steps else plan
 
 
 def _error_result(text: str, error: Exception) -> CallToolResult:

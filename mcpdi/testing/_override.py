@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcpdi._server import MCPServer
+if TYPE_CHECKING:
+    from mcpdi._server import MCPServer
 
 __all__ = ("Overrides", "override")
 
@@ -20,6 +21,8 @@ def override(
     The replacement is compiled in place of the resolver on entering, so a signature that
     cannot be filled raises `InvalidSignature` here, not when a call runs.
     """
+    from mcpdi._server import MCPServer  # at call time: the server module imports the test kit
+
     if not isinstance(server, MCPServer):  # pyright: ignore[reportUnnecessaryIsInstance]  # untyped tests
         msg = (
             f"override() needs an MCPServer, got {type(server).__name__}; a low-level Server "

@@ -72,17 +72,17 @@ async def test_a_cleanup_resolver_opens_once_the_question_is_answered_and_closes
 async def test_a_declined_question_never_opens_the_resource(era: str) -> None:
     mcp, log = shop()
     decline = {"elicitation/create": {"action": "decline"}}
-    result = await mcp.call_tool("order", {"item": "book"}, answers=decline, protocol_version=era)
-    assert result.is_error
+    with pytest.raises(ToolError):
+        await mcp.call_tool("order", {"item": "book"}, answers=decline, protocol_version=era)
     assert log == []
 
 
 @pytest.mark.parametrize("era", ERAS)
 async def test_a_failing_cleanup_after_a_successful_body_fails_the_call_with_its_reason(era: str) -> None:
     mcp, _ = shop()
-    result = await mcp.call_tool("audited", {"item": "book"}, protocol_version=era)
-    assert result.is_error
-    assert text_of(result) == "Error executing tool audited: audit log is full"
+    with pytest.raises(ToolError) as failed:
+        await mcp.call_tool("audited", {"item": "book"}, protocol_version=era)
+    assert str(failed.value) == "Error executing tool audited: audit log is full"
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])

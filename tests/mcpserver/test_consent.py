@@ -10,7 +10,7 @@ import mcp_types as types
 import pytest
 from pydantic import BaseModel
 
-from mcpdi import Elicit, ElicitationResult, MCPServer, Resolve
+from mcpdi import Elicit, ElicitationResult, MCPServer, Resolve, ToolError
 from mcpdi_transport import Client
 from mcpdi_transport._client._callbacks import RequestContext
 
@@ -88,10 +88,10 @@ async def test_a_refused_payment_charges_nothing_and_asks_nothing_more(
             else {"action": "accept", "content": {"sure": True}}
         )
 
-    result = await mcp.call_tool("pay", {}, answers=answer, protocol_version=era)
-    assert result.is_error
+    with pytest.raises(ToolError) as refused:
+        await mcp.call_tool("pay", {}, answers=answer, protocol_version=era)
     assert charges == []
-    assert text_of(result) == REFUSED_TEXT[refusal["action"] if "content" not in refusal else "invalid"]
+    assert str(refused.value) == REFUSED_TEXT[refusal["action"] if "content" not in refusal else "invalid"]
     if era == "2025-11-25":
         assert questions == ["Pay 100 EUR?"], "the person who said no is not shown the next question"
     else:  # both questions went out together in the first round; the second round ends the call

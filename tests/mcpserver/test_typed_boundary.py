@@ -22,6 +22,7 @@ from mcpdi import (
     MCPServer,
     Resolve,
     Sample,
+    ToolError,
 )
 from mcpdi._boundary import fit
 from mcpdi.engine import compile_plan
@@ -244,15 +245,10 @@ async def test_an_argument_a_resolver_takes_narrower_is_validated_per_call(proto
     mcp = narrower_argument_server()
     fine = await mcp.call_tool("greet", {"name": "Ada"}, protocol_version=protocol_version)
     assert fine.content == [TextContent(type="text", text="Hello Ada")]
-    refused = await mcp.call_tool("greet", {}, protocol_version=protocol_version)
-    assert refused.is_error is True
-    assert refused.content == snapshot(
-        [
-            TextContent(
-                type="text",
-                text="Error executing tool greet: argument 'name' must be str here (resolver 'load_greeting' takes it), got None: Input should be a valid string",
-            )
-        ]
+    with pytest.raises(ToolError) as refused:
+        await mcp.call_tool("greet", {}, protocol_version=protocol_version)
+    assert str(refused.value) == snapshot(
+        "Error executing tool greet: argument 'name' must be str here (resolver 'load_greeting' takes it), got None: Input should be a valid string"
     )
 
 
@@ -284,10 +280,9 @@ async def test_a_validated_resolver_result_that_does_not_fit_fails_the_call_and_
     protocol_version: str, per_resolver: bool, tool: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     mcp = checked_server(per_resolver=per_resolver)
-    with caplog.at_level(logging.ERROR, logger="mcpdi"):
-        result = await mcp.call_tool(tool, protocol_version=protocol_version)
-    assert result.is_error is True
-    assert result.content == [TextContent(type="text", text=f"Error executing tool {tool}")]
+    with caplog.at_level(logging.ERROR, logger="mcpdi"), pytest.raises(ToolError) as failed:
+        await mcp.call_tool(tool, protocol_version=protocol_version)
+    assert str(failed.value) == f"Error executing tool {tool}"
     (record,) = caplog.records
     assert record.exc_info is not None
     assert re.sub(HERE, "<here>", str(record.exc_info[1])) == (

@@ -14,7 +14,6 @@ NOT_PORTED = {
     "ResourceBinding": "protocol extensions are not supported",
     "MethodBinding": "protocol extensions are not supported",
     "require_client_extension": "protocol extensions are not supported",
-    "ResourceSecurity": "the template-variable policy has its own names",
     "DEFAULT_RESOURCE_SECURITY": "the template-variable policy has its own names",
     "RequestStateCodec": "mcpdi's codec protocol is `StateCodec` in mcpdi._state",
     "AESGCMRequestStateCodec": "an AEAD codec is a `StateCodec` you plug in",
