@@ -16,6 +16,7 @@ the top-level imports by cumulative time, and the time the largest packages took
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -85,8 +86,9 @@ def once(server: Server, *, timeout: float = 60.0, extra: Sequence[str] = ()) ->
         assert process.stdout is not None
         elapsed: float | None = None
         try:
-            process.stdin.write(request)
-            process.stdin.flush()
+            with contextlib.suppress(BrokenPipeError):  # a process that died at once: reported below
+                process.stdin.write(request)
+                process.stdin.flush()
             if not server.answers:
                 process.wait(timeout)
                 elapsed = time.perf_counter() - start
@@ -98,7 +100,8 @@ def once(server: Server, *, timeout: float = 60.0, extra: Sequence[str] = ()) ->
                 message = json.loads(line)
                 if message.get("id") == 1 and "result" in message:
                     elapsed = time.perf_counter() - start
-            process.stdin.close()
+            with contextlib.suppress(BrokenPipeError):
+                process.stdin.close()
             process.wait(timeout)
         finally:
             if process.poll() is None:
