@@ -28,7 +28,7 @@ UVICORN_SETTINGS: dict[str, Any] = {
     "workers": 1,
 }
 # What `--uvicorn` changes: the event loop and the HTTP parser, nothing else.
-STACKS: dict[str, dict[str, str]] = {
+STACKS: dict[str, dict[str, Any]] = {
     "plain": {"loop": "asyncio", "http": "h11"},
     "standard": {"loop": "uvloop", "http": "httptools"},
 }
