@@ -1,4 +1,10 @@
-"""`python -m benchmarks`: run the benchmark layers and print their tables (Markdown)."""
+"""`python -m benchmarks`: run the benchmark layers and print their tables (Markdown).
+
+By default the four user-facing tables: registration through the public decorators, cold
+start over stdio, HTTP (in-process app CPU and requests per second with uvicorn), and sync
+resolvers offloaded against one thread hop. `--only` picks layers, including the engine,
+compile and in-memory `tools/call` layers.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +13,29 @@ import sys
 import time
 from collections.abc import Sequence
 
-from benchmarks import concurrency, engine, http, machine, memory, profiling, registration, state
+from benchmarks import (
+    cold_start,
+    concurrency,
+    decorators,
+    engine,
+    http,
+    machine,
+    memory,
+    offload,
+    profiling,
+    registration,
+    state,
+)
 from benchmarks.graphs import VARIANTS, Variant, all_graphs
 from benchmarks.peers import all_impls
 
-LAYERS = ("engine", "compile", "memory", "http", "state")
-DEFAULT_LAYERS = ("engine", "compile")
+LAYERS = ("registration", "cold-start", "http", "offload", "engine", "compile", "memory", "state")
+DEFAULT_LAYERS = ("registration", "cold-start", "http", "offload")
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="fewer repeats, shorter blocks (~30 s)")
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, shorter blocks, fewer tools")
     parser.add_argument(
         "--only",
         action="append",
@@ -38,7 +56,11 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
         choices=("wall", "cpu"),
         help="engine clock (default: CPU time of the loop thread, wall time for sync-offload)",
     )
-    parser.add_argument("--tools", type=int, help="tools for the compile layer (default 1000, quick 300)")
+    parser.add_argument(
+        "--tools",
+        type=int,
+        help="tools for the compile and registration layers (default 1000, quick 300 / 100)",
+    )
     parser.add_argument(
         "--profile",
         metavar="GRAPH[/VARIANT]",
@@ -51,7 +73,11 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 def _engine(args: argparse.Namespace) -> None:
     graphs = [g for g in all_graphs() if not args.graph or g.name in args.graph]
     variants: list[Variant] = [v for v in VARIANTS if not args.variant or v in args.variant]
-    impls = [i for i in all_impls() if i.name == engine.BASELINE or not args.impl or i.name in args.impl]
+    impls = [
+        i
+        for i in all_impls()
+        if i.name == engine.BASELINE or (i.name in args.impl if args.impl else i.name != offload.ONE_HOP)
+    ]
     if not graphs:
         sys.exit(f"no graph matches {args.graph}")
     repeats = args.repeats or (9 if args.quick else 31)
@@ -78,6 +104,37 @@ def _compile(args: argparse.Namespace) -> None:
     print()
 
 
+def _registration(args: argparse.Namespace) -> None:
+    count = args.tools or (100 if args.quick else 1000)
+    repeats = 1 if args.quick else 3
+    print(
+        f"## registration: the public decorators, {count} functions with 3 resolvers each "
+        f"(min and median of {repeats} fresh processes; memory in one more)\n"
+    )
+    print(decorators.format_table(decorators.run(count=count, repeats=repeats)))
+    print()
+
+
+def _cold_start(args: argparse.Namespace) -> None:
+    runs = 3 if args.quick else 15
+    print(
+        f"## cold start: process start to `initialize` answered over stdio (min and median of {runs} processes)\n"
+    )
+    print(cold_start.format_table(cold_start.run(runs=runs)))
+    print()
+
+
+def _offload(args: argparse.Namespace) -> None:
+    repeats = args.repeats or (3 if args.quick else 15)
+    block_ms = args.block_ms or (20.0 if args.quick else 100.0)
+    print(
+        f"## offload: sync resolvers on worker threads against one thread hop "
+        f"(wall time, min and median of {repeats} interleaved repeats, ~{block_ms:g} ms blocks)\n"
+    )
+    print(offload.format_table(offload.run(repeats=repeats, target_s=block_ms / 1000)))
+    print()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = _parse(argv)
     if args.profile:
@@ -91,7 +148,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     for layer in LAYERS:
         if layer not in layers:
             continue
-        if layer == "engine":
+        if layer == "registration":
+            _registration(args)
+        elif layer == "cold-start":
+            _cold_start(args)
+        elif layer == "offload":
+            _offload(args)
+        elif layer == "engine":
             _engine(args)
         elif layer == "compile":
             _compile(args)
@@ -99,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             memory.run_memory(args.quick)
         elif layer == "state":
             state.run_state(args.quick)
-        else:
+        elif layer == "http":
             http.run_http(args.quick)
     print(f"(total {time.perf_counter() - started:.0f} s)")
 

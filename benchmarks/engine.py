@@ -104,7 +104,7 @@ def run(
     return rows
 
 
-def _fmt_us(value: float) -> str:
+def fmt_us(value: float) -> str:
     return f"{value:.2f}" if value < 100 else f"{value:.0f}"
 
 
@@ -127,7 +127,7 @@ def format_table(rows: Sequence[Row]) -> str:
         s, b = row.samples, row.baseline
         ratios = ("", "") if b is None else (_fmt_ratio(s.min / b.min), _fmt_ratio(s.median / b.median))
         lines.append(
-            f"| {row.graph} | {row.variant} | {row.impl} | {_fmt_us(s.min)} | {_fmt_us(s.median)} "
+            f"| {row.graph} | {row.variant} | {row.impl} | {fmt_us(s.min)} | {fmt_us(s.median)} "
             f"| {ratios[0]} | {ratios[1]} | {s.n} |"
         )
         if row.note:

@@ -1,7 +1,8 @@
 """HTTP `tools/call`: requests per second and latency with uvicorn on 127.0.0.1, mcpdi against `mcp` 2.3.0.
 
 Each implementation is served by its own uvicorn process (`servers/run.py`: same settings
-for everyone — one worker, asyncio loop, h11, log level warning, no access log), and the
+for everyone — one worker, asyncio loop, h11 (or, with `--uvicorn standard`, uvloop and
+httptools for every server alike), log level warning, no access log), and the
 load comes from another process (`loadgen.py`: raw asyncio streams, keep-alive, one
 connection per concurrent client), so server and client do not share a GIL.
 
@@ -88,11 +89,12 @@ class Server:
 
 
 @contextmanager
-def _serve(name: str, graphs: Sequence[str], logdir: str) -> Iterator[Server]:
+def _serve(name: str, graphs: Sequence[str], logdir: str, stack: str = "plain") -> Iterator[Server]:
     log = os.path.join(logdir, f"{name}.log")
+    command = [sys.executable, "-m", "benchmarks.servers.run", name, "--graphs", ",".join(graphs)]
     with open(log, "wb") as err:
         process = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.servers.run", name, "--graphs", ",".join(graphs)],
+            [*command, "--uvicorn", stack],
             stdout=subprocess.PIPE,
             stderr=err,
         )
@@ -183,19 +185,20 @@ def run_cells(
     requests: int,
     concurrency: Sequence[int] = CONCURRENCY,
     targets: Sequence[Target] = TARGETS,
+    stack: str = "plain",
 ) -> list[Cell]:
     expected = {g.name: expected_text(g) for g in select_graphs(graphs)}
     cells = {(g, c, t.label): Cell(g, c, t.label) for g in graphs for c in concurrency for t in targets}
-    with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="mcpdi-bench-") as logdir:
+    with ExitStack() as exits, tempfile.TemporaryDirectory(prefix="mcpdi-bench-") as logdir:
         servers: dict[str, Server] = {}
         for name in dict.fromkeys(t.server for t in targets):
             try:
-                servers[name] = stack.enter_context(_serve(name, graphs, logdir))
+                servers[name] = exits.enter_context(_serve(name, graphs, logdir, stack))
             except Exception as exc:
                 for cell in cells.values():
                     if any(t.label == cell.target and t.server == name for t in targets):
                         cell.failure = str(exc)[:300]
-        gen = LoadGen(stack)
+        gen = LoadGen(exits)
         live: list[tuple[str, Target]] = []
         for g in graphs:
             for t in targets:
@@ -448,6 +451,7 @@ def run_http(
     seconds: float | None = None,
     app: bool = True,
     uvicorn: bool = True,
+    stack: str = "plain",
 ) -> str:
     """Run the HTTP layer, print its tables and return the printed text."""
     graphs = list(graphs or DEFAULT_GRAPHS)
@@ -459,9 +463,12 @@ def run_http(
     started = time.perf_counter()
     parts: list[str] = []
     if uvicorn:
-        cells = run_cells(graphs, repeats=repeats, seconds=seconds, warmup=warmup, requests=requests)
+        cells = run_cells(
+            graphs, repeats=repeats, seconds=seconds, warmup=warmup, requests=requests, stack=stack
+        )
+        loop_http = "uvloop + httptools" if stack == "standard" else "asyncio + h11"
         parts += [
-            f"## http: tools/call over Streamable HTTP, uvicorn on 127.0.0.1 ({repeats} interleaved repeats, "
+            f"## http: tools/call over Streamable HTTP, uvicorn ({loop_http}) on 127.0.0.1 ({repeats} interleaved repeats, "
             f"≤ {seconds:g} s or {requests} requests per cell after a {warmup:g} s warm-up)",
             "",
             format_table(cells),
@@ -499,6 +506,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--no-app", action="store_true", help="skip the in-process app-only table")
     parser.add_argument("--app-only", action="store_true", help="only the in-process app-only table")
     parser.add_argument(
+        "--uvicorn",
+        choices=("plain", "standard"),
+        default="plain",
+        help="every server on asyncio + h11 (plain, default) or uvloop + httptools (uvicorn[standard])",
+    )
+    parser.add_argument(
         "--profile",
         metavar="GRAPH/ROW",
         help="instead of the tables: cProfile one row's app in process, e.g. 'one/mcpdi modern'",
@@ -515,6 +528,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         seconds=args.seconds,
         app=not args.no_app,
         uvicorn=not args.app_only,
+        stack=args.uvicorn,
     )
 
 

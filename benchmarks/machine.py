@@ -7,7 +7,19 @@ import platform
 from datetime import UTC, datetime
 from importlib import metadata
 
-_PACKAGES = ("mcpdi", "mcp", "fastmcp", "fast-depends", "fastapi", "starlette", "pydantic", "anyio")
+_PACKAGES = (
+    "mcpdi",
+    "mcp",
+    "fastmcp",
+    "fast-depends",
+    "fastapi",
+    "starlette",
+    "pydantic",
+    "anyio",
+    "uvicorn",
+    "uvloop",
+    "httptools",
+)
 
 
 def _cpu_model() -> str:

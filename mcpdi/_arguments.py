@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import json
+import math
+import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, cast, get_args, get_origin
+from typing import Annotated, Any, Literal, cast, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, WithJsonSchema, create_model
 from pydantic.fields import FieldInfo
-from pydantic.json_schema import JsonSchemaValue
+from pydantic.json_schema import DEFAULT_REF_TEMPLATE, GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
 from pydantic_core import core_schema
 
 from mcpdi.engine import Argument, InvalidSignature
@@ -84,11 +87,88 @@ class ArgumentsModel(BaseModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
+    @classmethod
+    def model_json_schema(
+        cls,
+        by_alias: bool | None = None,
+        ref_template: str = DEFAULT_REF_TEMPLATE,
+        schema_generator: type[GenerateJsonSchema] = GenerateJsonSchema,
+        mode: JsonSchemaMode = "validation",
+        *,
+        union_format: Literal["any_of", "primitive_type_array"] = "any_of",
+    ) -> dict[str, Any]:
+        """Pydantic's schema; for an all-scalar model, the same schema written without building the model."""
+        written = _SCALAR_SCHEMAS.get(cls)
+        defaults = (by_alias, ref_template, schema_generator, mode, union_format)
+        if written is not None and defaults == (
+            None,
+            DEFAULT_REF_TEMPLATE,
+            GenerateJsonSchema,
+            "validation",
+            "any_of",
+        ):
+            return copy.deepcopy(written)
+        return super().model_json_schema(
+            by_alias, ref_template, schema_generator, mode, union_format=union_format
+        )
+
+
+class _DeferredArgumentsModel(ArgumentsModel):
+    """An all-scalar argument model: pydantic builds its validator on first use, not at registration."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, defer_build=True)
+
+
+# JSON Schema of the scalar annotations, as pydantic writes them.
+_SCALAR_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+# The schemas of the all-scalar models, written at registration (the models build lazily).
+_SCALAR_SCHEMAS: weakref.WeakKeyDictionary[type[ArgumentsModel], dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def _scalar_property(argument: Argument) -> dict[str, Any] | None:
+    """The schema (`title`, `type`, `default`) of a plain `str`/`int`/`float`/`bool` argument, else None.
+
+    Only annotations that cannot fail to build and whose schema is fixed qualify: the bare
+    type, no `Annotated` extras, a required argument or a default of exactly that type.
+    """
+    annotation: Any = argument.annotation
+    if annotation not in _SCALAR_TYPES or callable(getattr(BaseModel, argument.name, None)):
+        return None
+    title = argument.name.title().replace("_", " ").strip()
+    schema: dict[str, Any] = {"title": title, "type": _SCALAR_TYPES[annotation]}
+    if argument.required:
+        return schema
+    default: Any = argument.default
+    if type(default) is not annotation or (isinstance(default, float) and not math.isfinite(default)):
+        return None
+    return {"default": default, **schema}
+
+
+def _scalar_schema(model_name: str, arguments: tuple[Argument, ...]) -> dict[str, Any] | None:
+    """The `inputSchema` pydantic would write when every argument is a plain scalar, else None."""
+    properties: dict[str, Any] = {}
+    for argument in arguments:
+        written = _scalar_property(argument)
+        if written is None:
+            return None
+        properties[argument.name] = written
+    schema: dict[str, Any] = {"properties": properties}
+    required = [argument.name for argument in arguments if argument.required]
+    if required:
+        schema["required"] = required
+    return {**schema, "title": model_name, "type": "object"}
+
 
 def build_arguments_model(
     model_name: str, arguments: tuple[Argument, ...], *, owner: str, location: str
 ) -> type[ArgumentsModel]:
-    """A model whose schema is the `inputSchema` (title `<model_name>`, SDK-compatible)."""
+    """A model whose schema is the `inputSchema` (title `<model_name>`, SDK-compatible).
+
+    When every argument is a plain `str`/`int`/`float`/`bool`, pydantic's build of the model
+    (its validator and serializer) waits for the first validation and `model_json_schema()`
+    returns the same schema written directly: such a model cannot fail to build, so nothing
+    a registration would refuse is deferred.
+    """
     fields: dict[str, Any] = {}
     for argument in arguments:
         if argument.name.startswith("_"):
@@ -109,7 +189,12 @@ def build_arguments_model(
             field_name = f"field_{field_name}"
         typed: Any = Annotated[(annotation, *extras)] if extras else annotation
         fields[field_name] = (typed, ...) if argument.required else (typed, argument.default)
-    return create_model(model_name, __base__=ArgumentsModel, **fields)
+    scalar = _scalar_schema(model_name, arguments)
+    if scalar is None:
+        return create_model(model_name, __base__=ArgumentsModel, **fields)
+    model = create_model(model_name, __base__=_DeferredArgumentsModel, **fields)
+    _SCALAR_SCHEMAS[model] = scalar
+    return model
 
 
 @functools.lru_cache(maxsize=4096)

@@ -51,12 +51,14 @@ def all_impls() -> tuple[Impl, ...]:
         fastapi_solve,
         fastmcp_depends,
         hand,
+        hand_one_hop,
         mcp_sdk,
         mcpdi_engine,
     )
 
     return (
         hand.IMPL,
+        hand_one_hop.IMPL,
         mcpdi_engine.IMPL,
         mcp_sdk.IMPL,
         mcp_sdk.IMPL_WITH_VALIDATION,
