@@ -23,7 +23,9 @@ class ReplayStore(Protocol):
     of one id, exactly one returns True, and the id stays claimed until `expires_at` (seconds
     since the epoch), after which the token is refused as expired anyway. A store shared by
     several processes (Redis: `SET id 1 NX PXAT expires_at_ms`) makes a round single-use
-    across all of them. An exception refuses the token (the server fails closed).
+    across all of them. An exception refuses the token (the server fails closed); a
+    `ConnectionError` (the store is unreachable) is answered with -32603 and leaves the token
+    unspent, so the same round succeeds once the store is back.
     """
 
     async def claim(self, state_id: str, expires_at: float) -> bool: ...

@@ -411,7 +411,10 @@ class MCPServer(Generic[LifespanT]):
             async with self._lifespan(self) as value:
                 yield value
         finally:
-            await self._app_scope.aclose()
+            try:
+                await self._app_scope.aclose()
+            finally:
+                await self.request_state.aclose()  # a shared replay store's connections
 
     # -- registration -------------------------------------------------------------------
 

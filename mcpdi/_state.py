@@ -29,6 +29,7 @@ from mcpdi._state_codec import (
     pack_payload,
     unpack_payload,
 )
+from mcpdi.lowlevel._errors import INTERNAL_ERROR, MCPError
 
 __all__ = (
     "COMPRESS_ABOVE",
@@ -287,6 +288,13 @@ class RequestStateSecurity:
         """
         return self._verified(token, binding).inner
 
+    async def aclose(self) -> None:
+        """Release what the replay store holds open (a Redis store's connections); the server
+        calls it when its lifespan ends. A store used again afterwards reconnects."""
+        closer = getattr(self.replay_store, "aclose", None)
+        if closer is not None:
+            await closer()
+
     async def redeem(self, token: object, binding: CallBinding) -> dict[str, Any]:
         """`open`, and with `single_use` claim the token's id, so a second redeem refuses it."""
         claims = self._verified(token, binding)
@@ -294,6 +302,11 @@ class RequestStateSecurity:
             return claims.inner
         try:
             fresh = await self.replay_store.claim(claims.state_id, self._expiry(claims))
+        except ConnectionError:
+            # A shared store that cannot be reached: the token is not spent, so the same round
+            # succeeds once the store is back. The store logs the outage itself.
+            msg = "The requestState replay store is unreachable; send the same request again shortly"
+            raise MCPError(INTERNAL_ERROR, msg, {"reason": "replay_store_unavailable"}) from None
         except Exception as exc:
             logger.exception("requestState replay store raised; refusing the token")
             msg = f"replay store raised {type(exc).__name__}"

@@ -14,6 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from mcpdi_transport._target import CommandError, find_server, load_module, load_server, split_target
+from mcpdi_transport._workers import (
+    KEYS_VARIABLE,
+    ConfigurationError,
+    configure_state,
+    inherited_socket,
+    read_key_ring,
+    supervise_workers,
+)
 
 __all__ = ("CommandError", "find_server", "load_module", "main")
 
@@ -110,6 +118,24 @@ def _parser() -> argparse.ArgumentParser:
         default=1000,
         help="HTTP: connections served at once; more get 503 (default 1000)",
     )
+    run.add_argument(
+        "--workers",
+        type=_positive,
+        default=1,
+        help="HTTP: processes serving the one socket (default 1); more than one needs --redis",
+    )
+    run.add_argument(
+        "--redis",
+        metavar="URL",
+        help="keep used requestState ids in this Redis (redis://127.0.0.1:6379/0), shared by all processes",
+    )
+    run.add_argument(
+        "--state-keys-file",
+        type=Path,
+        metavar="PATH",
+        help=f"requestState key ring, a key a line, the first seals (else ${KEYS_VARIABLE}, comma-separated)",
+    )
+    run.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker's inherited socket
     graph = commands.add_parser("graph", help="explain the resolver graph of each tool, or of one")
     graph.add_argument("target", help="path/to/server.py or path/to/server.py:object")
     graph.add_argument("tool", nargs="?", help="the tool's name (default: every tool)")
@@ -158,11 +184,71 @@ def _url(host: str, port: int, path: str) -> str:
     return f"http://{shown}:{port}{path}"
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"expected a whole number of 1 or more, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _check_workers(arguments: argparse.Namespace) -> None:
+    if arguments.transport == "stdio":
+        msg = "--workers needs --transport http: a stdio server has one client, on one pipe"
+        raise ConfigurationError(msg)
+    if arguments.reload:
+        msg = "--workers and --reload do not go together; reload with one process while developing"
+        raise ConfigurationError(msg)
+    if arguments.redis is None:
+        msg = (
+            "several workers need a shared requestState replay store, or a confirmed round could be "
+            "replayed once on each of them: add --redis redis://127.0.0.1:6379/0"
+        )
+        raise ConfigurationError(msg)
+
+
+def _supervise(
+    server: Any, arguments: argparse.Namespace, argv: Sequence[str], keys: list[str] | None
+) -> None:
+    from mcpdi_transport._listen import CannotListen, bind_socket
+
+    try:
+        sock = bind_socket(arguments.host, arguments.port)
+    except CannotListen as error:
+        raise CommandError(str(error)) from None
+    port = sock.getsockname()[1]
+    name = getattr(server, "name", "server")
+    url = _url(arguments.host, port, arguments.path)
+    print(f"Serving {name} on {url} with {arguments.workers} workers", file=sys.stderr, flush=True)
+    child_argv = _without_option(argv, "--workers")
+    child_argv = [*_without_option(child_argv, "--port"), "--port", str(port)]
+    raise SystemExit(supervise_workers(child_argv, arguments.workers, sock, keys))
+
+
+def _without_option(argv: Sequence[str], option: str) -> list[str]:
+    """`argv` without `option` and its value (either `--opt VALUE` or `--opt=VALUE`)."""
+    kept: list[str] = []
+    skip = False
+    for item in argv:
+        if skip:
+            skip = False
+        elif item == option:
+            skip = True
+        elif not item.startswith(f"{option}="):
+            kept.append(item)
+    return kept
+
+
 def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
     import anyio
 
     from mcpdi_transport._listen import CannotListen
     from mcpdi_transport._serve import serve_http
+
+    inherited = {} if arguments.listen_fd is None else {"sock": inherited_socket(arguments.listen_fd)}
 
     serve = functools.partial(
         serve_http,
@@ -176,11 +262,14 @@ def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
         allowed_hosts=arguments.allow_host,
         allowed_origins=arguments.allow_origin,
         limit_concurrency=arguments.max_connections,
+        **inherited,
     )
 
     async def serve_and_announce() -> None:
         async with anyio.create_task_group() as group:
             port = await group.start(serve)
+            if inherited:
+                return  # a worker: the supervisor announced the address
             name = getattr(server, "name", "server")
             print(
                 f"Serving {name} on {_url(arguments.host, port, arguments.path)}", file=sys.stderr, flush=True
@@ -231,8 +320,18 @@ def _run(arguments: argparse.Namespace, argv: Sequence[str]) -> None:
     quiet = (
         contextlib.redirect_stdout(sys.stderr) if arguments.transport == "stdio" else contextlib.nullcontext()
     )
-    with quiet:
-        server = find_server(load_module(path), path, name)
+    try:
+        keys = read_key_ring(arguments.state_keys_file)
+        if arguments.workers > 1:
+            _check_workers(arguments)
+        with quiet:
+            server = find_server(load_module(path), path, name)
+        configure_state(server, keys, arguments.redis)
+    except ConfigurationError as error:
+        raise CommandError(str(error)) from None
+    if arguments.workers > 1:
+        _supervise(server, arguments, argv, keys)
+        return
     if arguments.transport == "stdio":
         from mcpdi_transport._serve import run_server
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+import socket
 from typing import Any, Final, Literal
 
 import anyio
@@ -45,6 +46,7 @@ async def serve_http(
     limit_concurrency: int = MAX_CONNECTIONS,
     timeout_keep_alive: float = KEEP_ALIVE_TIMEOUT,
     header_timeout: float = HEADER_TIMEOUT,
+    sock: socket.socket | None = None,
     task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
     **app_options: Any,
 ) -> None:
@@ -63,7 +65,8 @@ async def serve_http(
     from mcpdi_transport._http._app import build_http_app
     from mcpdi_transport._http._uvicorn import DrainingServer, RateLimitedLogs, header_deadline_protocol
 
-    sock = bind_socket(host, port)
+    # A socket handed in is already listening (a worker process of `mcpdi run --workers`).
+    sock = bind_socket(host, port) if sock is None else sock
     bound_port: int = sock.getsockname()[1]
     app = build_http_app(server, host=host, **app_options)
     config = uvicorn.Config(

@@ -1,0 +1,136 @@
+"""nginx in front of two mcpdi processes, routing on `Mcp-Param-Region`, sharing Redis and a key ring.
+
+The configuration is `examples/deploy/nginx-mcp.conf`, the one `docs/deploy.md` shows.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from scale_services import free_port, nginx, python_server, redis_server
+
+pytestmark = pytest.mark.slow
+
+BACKEND_SCRIPT = Path(__file__).parent / "gateway_backend.py"
+META: dict[str, Any] = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    "io.modelcontextprotocol/clientInfo": {"name": "gateway-test", "version": "0"},
+}
+
+
+CONFIG = Path(__file__).parents[2] / "examples" / "deploy" / "nginx-mcp.conf"
+
+
+def gateway_config(port: int, eu: int, us: int) -> str:
+    """The configuration `docs/deploy.md` shows, with this test's addresses."""
+    text = CONFIG.read_text()
+    for marker, address in (("{{LISTEN}}", port), ("{{EU}}", eu), ("{{US}}", us)):
+        text = text.replace(marker, f"127.0.0.1:{address}")
+    return text
+
+
+@dataclass
+class Deployment:
+    gateway: str
+    backends: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    keys = ",".join(secrets.token_hex(32) for _ in range(2))
+    ports = {"eu": free_port(), "us": free_port()}
+    gateway_port = free_port()
+    config = gateway_config(gateway_port, ports["eu"], ports["us"])
+    with redis_server() as redis:
+        env = {"MCPDI_STATE_KEYS": keys, "REDIS_URL": redis.url}
+        with (
+            python_server(BACKEND_SCRIPT, ports["eu"], {**env, "BACKEND": "eu-1"}),
+            python_server(BACKEND_SCRIPT, ports["us"], {**env, "BACKEND": "us-1"}),
+            nginx(config, tmp_path_factory.mktemp("nginx"), gateway_port),
+        ):
+            yield Deployment(
+                f"http://127.0.0.1:{gateway_port}/mcp",
+                {name: f"http://127.0.0.1:{port}/mcp" for name, port in ports.items()},
+            )
+
+
+def post(
+    url: str, name: str, params: dict[str, Any], headers: dict[str, str] | None = None
+) -> dict[str, Any]:
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "_meta": META, **params},
+    }
+    all_headers = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": name,
+        **(headers or {}),
+    }
+    response = httpx2.post(url, content=json.dumps(body), headers=all_headers, timeout=30)
+    assert response.headers["content-type"].startswith("application/json"), response.text
+    return response.json()
+
+
+def text_of(answer: dict[str, Any]) -> str:
+    return answer["result"]["content"][0]["text"]
+
+
+@pytest.mark.parametrize(("region", "backend"), [("eu", "eu-1"), ("us", "us-1")])
+def test_the_gateway_routes_on_the_region_header(deployment: Deployment, region: str, backend: str) -> None:
+    answer = post(
+        deployment.gateway, "where", {"arguments": {"region": region}}, {"mcp-param-region": region}
+    )
+    assert text_of(answer) == f"{region} served by {backend}"
+
+
+def test_a_header_that_disagrees_with_the_body_is_refused_behind_the_gateway(deployment: Deployment) -> None:
+    answer = post(deployment.gateway, "where", {"arguments": {"region": "us"}}, {"mcp-param-region": "eu"})
+    assert answer["error"]["code"] == -32020
+
+
+def test_rounds_of_one_call_complete_on_different_backends_and_replay_is_refused(
+    deployment: Deployment,
+) -> None:
+    first = post(deployment.backends["eu"], "pay", {"arguments": {"amount": 5}})["result"]
+    assert first["resultType"] == "input_required"
+    (key,) = first["inputRequests"]
+    final_round = {
+        "arguments": {"amount": 5},
+        "inputResponses": {key: {"action": "accept", "content": {"ok": True}}},
+        "requestState": first["requestState"],
+    }
+    assert text_of(post(deployment.backends["us"], "pay", final_round)) == "paid 5 on us-1"
+    for backend in ("us", "eu"):
+        replay = post(deployment.backends[backend], "pay", final_round)
+        assert replay["error"]["code"] == -32602
+
+
+def test_rounds_through_the_gateway_complete_wherever_they_land(deployment: Deployment) -> None:
+    # Without a region header the gateway goes round-robin over two backends: after `whoami`
+    # lands on X, round 1 lands on the other backend and round 2 on X again.
+    finals: list[tuple[str, str]] = []
+    for _ in range(4):
+        before = text_of(post(deployment.gateway, "whoami", {}))
+        first = post(deployment.gateway, "pay", {"arguments": {"amount": 7}})["result"]
+        (key,) = first["inputRequests"]
+        final_round = {
+            "arguments": {"amount": 7},
+            "inputResponses": {key: {"action": "accept", "content": {"ok": True}}},
+            "requestState": first["requestState"],
+        }
+        finals.append((before, text_of(post(deployment.gateway, "pay", final_round))))
+    assert all(final == f"paid 7 on {before}" for before, final in finals)
+    assert {before for before, _ in finals} == {"eu-1", "us-1"}
