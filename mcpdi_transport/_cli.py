@@ -135,6 +135,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help=f"requestState key ring, a key a line, the first seals (else ${KEYS_VARIABLE}, comma-separated)",
     )
+    run.add_argument(
+        "--session-prefix",
+        default="",
+        metavar="PREFIX",
+        help="HTTP: start every handshake-era session id with PREFIX, for a gateway to pin sessions",
+    )
     run.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker's inherited socket
     graph = commands.add_parser("graph", help="explain the resolver graph of each tool, or of one")
     graph.add_argument("target", help="path/to/server.py or path/to/server.py:object")
@@ -262,6 +268,7 @@ def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
         allowed_hosts=arguments.allow_host,
         allowed_origins=arguments.allow_origin,
         limit_concurrency=arguments.max_connections,
+        session_id_prefix=arguments.session_prefix,
         **inherited,
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from collections.abc import AsyncGenerator, Iterable, Sequence
 from typing import Final
 
@@ -97,6 +98,14 @@ class _Endpoint:
             self.legacy.sweep_idle()
 
 
+def _checked_prefix(prefix: str) -> str:
+    # Session ids travel in a header and in gateway rules: visible ASCII of a safe kind only.
+    if not re.fullmatch(r"[A-Za-z0-9._-]{0,32}", prefix):
+        msg = f"session_id_prefix {prefix!r} may hold at most 32 letters, digits, '-', '_' or '.'"
+        raise ValueError(msg)
+    return prefix
+
+
 def build_http_app(
     server: ServesMCP,
     *,
@@ -114,6 +123,7 @@ def build_http_app(
     session_idle_timeout: float = 30 * 60.0,
     client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+    session_id_prefix: str = "",
     debug: bool = False,
     routes: Sequence[BaseRoute] = (),
     token_verifier: TokenVerifier | None = None,
@@ -139,6 +149,9 @@ def build_http_app(
       roots) waits for the client's answer before the call fails with `-32001`.
     - `max_buffered_bytes`: events one session keeps for reading and resuming; past it the
       oldest are dropped.
+    - `session_id_prefix`: starts every `Mcp-Session-Id` this process mints, so a gateway
+      in front of several processes can send a session's requests to the one that holds it
+      (letters, digits, `-`, `_` and `.` only).
     - `routes`: plain Starlette routes served next to the MCP endpoint (health checks, ...).
     - `token_verifier` and `auth`: bearer-token auth on the MCP endpoint (401/403 with a
       `WWW-Authenticate` challenge) and the Protected Resource Metadata document.
@@ -156,6 +169,7 @@ def build_http_app(
         session_idle_timeout=session_idle_timeout,
         client_request_timeout=client_request_timeout,
         max_buffered_bytes=max_buffered_bytes,
+        session_id_prefix=_checked_prefix(session_id_prefix),
     )
     policy = security_policy(
         host,

@@ -54,6 +54,7 @@ class AppOptions:
     session_idle_timeout: float
     client_request_timeout: float
     max_buffered_bytes: int
+    session_id_prefix: str = ""
 
 
 SHUTTING_DOWN: Final = "The server is shutting down"

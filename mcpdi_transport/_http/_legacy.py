@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Mapping
 from typing import Any, Final, cast
 
@@ -111,6 +112,9 @@ class LegacyEndpoint:
 
     def new_session(self) -> LegacySession:
         session = LegacySession(
+            session_id=self.options.session_id_prefix + uuid.uuid4().hex
+            if self.options.session_id_prefix
+            else None,
             max_buffered_bytes=self.options.max_buffered_bytes,
             client_request_timeout=self.options.client_request_timeout,
         )

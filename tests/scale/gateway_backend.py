@@ -1,11 +1,12 @@
 """One backend behind the gateway: `python gateway_backend.py PORT`.
 
-Its name comes from `BACKEND`, the state key ring from `MCPDI_STATE_KEYS` (comma-separated,
-first seals), the shared replay store from `REDIS_URL`.
+Its name comes from `BACKEND` (also the prefix of its session ids), the state key ring from
+`MCPDI_STATE_KEYS` (comma-separated, first seals), the shared replay store from `REDIS_URL`.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from typing import Annotated
@@ -53,4 +54,5 @@ def pay(amount: int, confirm: Annotated[Confirm, Resolve(confirm_payment)]) -> s
 
 
 if __name__ == "__main__":
-    anyio.run(serve_http, mcp, "127.0.0.1", int(sys.argv[1]))
+    serve = functools.partial(serve_http, mcp, "127.0.0.1", int(sys.argv[1]), session_id_prefix=f"{BACKEND}-")
+    anyio.run(serve)

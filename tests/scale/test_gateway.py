@@ -12,9 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
+import mcp_types as types
 import pytest
 from scale_services import free_port, nginx, python_server, redis_server
+
+from mcpdi_transport import Client
 
 pytestmark = pytest.mark.slow
 
@@ -52,8 +56,8 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
     with redis_server() as redis:
         env = {"MCPDI_STATE_KEYS": keys, "REDIS_URL": redis.url}
         with (
-            python_server(BACKEND_SCRIPT, ports["eu"], {**env, "BACKEND": "eu-1"}),
-            python_server(BACKEND_SCRIPT, ports["us"], {**env, "BACKEND": "us-1"}),
+            python_server(BACKEND_SCRIPT, ports["eu"], {**env, "BACKEND": "eu1"}),
+            python_server(BACKEND_SCRIPT, ports["us"], {**env, "BACKEND": "us1"}),
             nginx(config, tmp_path_factory.mktemp("nginx"), gateway_port),
         ):
             yield Deployment(
@@ -88,7 +92,7 @@ def text_of(answer: dict[str, Any]) -> str:
     return answer["result"]["content"][0]["text"]
 
 
-@pytest.mark.parametrize(("region", "backend"), [("eu", "eu-1"), ("us", "us-1")])
+@pytest.mark.parametrize(("region", "backend"), [("eu", "eu1"), ("us", "us1")])
 def test_the_gateway_routes_on_the_region_header(deployment: Deployment, region: str, backend: str) -> None:
     answer = post(
         deployment.gateway, "where", {"arguments": {"region": region}}, {"mcp-param-region": region}
@@ -112,7 +116,7 @@ def test_rounds_of_one_call_complete_on_different_backends_and_replay_is_refused
         "inputResponses": {key: {"action": "accept", "content": {"ok": True}}},
         "requestState": first["requestState"],
     }
-    assert text_of(post(deployment.backends["us"], "pay", final_round)) == "paid 5 on us-1"
+    assert text_of(post(deployment.backends["us"], "pay", final_round)) == "paid 5 on us1"
     for backend in ("us", "eu"):
         replay = post(deployment.backends[backend], "pay", final_round)
         assert replay["error"]["code"] == -32602
@@ -133,4 +137,27 @@ def test_rounds_through_the_gateway_complete_wherever_they_land(deployment: Depl
         }
         finals.append((before, text_of(post(deployment.gateway, "pay", final_round))))
     assert all(final == f"paid 7 on {before}" for before, final in finals)
-    assert {before for before, _ in finals} == {"eu-1", "us-1"}
+    assert {before for before, _ in finals} == {"eu1", "us1"}
+
+
+@pytest.mark.anyio
+async def test_a_handshake_era_session_stays_on_the_backend_that_holds_it(deployment: Deployment) -> None:
+    async def yes(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"ok": True})
+
+    def text(result: types.CallToolResult) -> str:
+        block = result.content[0]
+        assert isinstance(block, types.TextContent)
+        return block.text
+
+    holders: set[str] = set()
+    for _ in range(4):  # new sessions land round-robin; each then stays where it began
+        with anyio.fail_after(30):
+            async with Client(deployment.gateway, mode="legacy", elicitation_callback=yes) as client:
+                served = {text(await client.call_tool("whoami", {})) for _ in range(6)}
+                assert len(served) == 1
+                (holder,) = served
+                # A question mid-call: its answer is POSTed back and must reach the same process.
+                assert text(await client.call_tool("pay", {"amount": 2})) == f"paid 2 on {holder}"
+                holders.add(holder)
+    assert holders == {"eu1", "us1"}
