@@ -163,8 +163,19 @@ async def test_two_workers_sharing_keys_and_a_store_accept_a_state_once() -> Non
 
 class BrokenStore:
     async def claim(self, state_id: str, expires_at: float) -> bool:
-        msg = "store is down"
-        raise ConnectionError(msg)
+        msg = "store is broken"
+        raise RuntimeError(msg)
+
+
+class UnreachableStore:
+    def __init__(self) -> None:
+        self.up = False
+
+    async def claim(self, state_id: str, expires_at: float) -> bool:
+        if not self.up:
+            msg = "store is down"
+            raise ConnectionError(msg)
+        return True
 
 
 async def test_a_store_that_raises_refuses_the_state_and_logs_why(caplog: pytest.LogCaptureFixture) -> None:
@@ -177,8 +188,26 @@ async def test_a_store_that_raises_refuses_the_state_and_logs_why(caplog: pytest
     assert response["error"] == INVALID_STATE
     assert charged == []
     assert "requestState replay store raised; refusing the token" in caplog.text
-    assert "store is down" in caplog.text
-    assert "replay store raised ConnectionError" in caplog.text
+    assert "store is broken" in caplog.text
+    assert "replay store raised RuntimeError" in caplog.text
+
+
+async def test_an_unreachable_store_fails_the_round_without_spending_the_token() -> None:
+    store = UnreachableStore()
+    mcp, charged = shop(RequestStateSecurity([KEY], replay_store=store))
+    async with connect(mcp, MODERN) as client:
+        final = await confirmed_round(client)
+        refused = await client.send("tools/call", final)
+        store.up = True
+        served = await client.send("tools/call", final)
+
+    assert refused["error"] == {
+        "code": -32603,
+        "message": "The requestState replay store is unreachable; send the same request again shortly",
+        "data": {"reason": "replay_store_unavailable"},
+    }
+    assert "result" in served
+    assert charged == [5]
 
 
 def test_a_custom_store_satisfies_the_protocol() -> None:
