@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from mcpdi_transport._client._rounds import RoundLimitExceeded as RoundLimitExceeded
     from mcpdi_transport._client._stdio import StdioTarget as StdioTarget
     from mcpdi_transport._http._app import build_http_app as build_http_app
+    from mcpdi_transport._jwt import JwtVerifier as JwtVerifier
     from mcpdi_transport._listen import CannotListen as CannotListen
     from mcpdi_transport._redis import RedisReplayStore as RedisReplayStore
     from mcpdi_transport._redis import StoreUnavailable as StoreUnavailable
@@ -39,6 +40,7 @@ __all__ = (
     "ConnectionLost",
     "ElicitationCallback",
     "Inbound",
+    "JwtVerifier",
     "ListRootsCallback",
     "LoggingCallback",
     "MessageHandler",
@@ -58,6 +60,7 @@ __all__ = (
 _HOMES = {
     "build_http_app": "mcpdi_transport._http._app",
     "CannotListen": "mcpdi_transport._listen",
+    "JwtVerifier": "mcpdi_transport._jwt",
     "Client": "mcpdi_transport._client._client",
     "Channel": "mcpdi_transport._client._channel",
     "ChannelTarget": "mcpdi_transport._client._channel",
