@@ -8,7 +8,7 @@ client's roots are the working directory.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO, cast
 
@@ -141,6 +141,17 @@ def _convert(line: str, kind: str, choices: Sequence[Any] | None) -> tuple[Any, 
     return line, None
 
 
+def _in_turn(ask: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+    """`ask` as a coroutine that blocks the loop while the person types. The client answers a
+    round's questions together; run as plain functions in worker threads, they would race for
+    the terminal, so they take turns here, in the order the server listed them."""
+
+    async def in_turn(*args: Any) -> Any:
+        return ask(*args)
+
+    return in_turn
+
+
 def _client(target: str, prompts: TerminalPrompts | None, mode: str) -> Any:
     from mcpdi_transport._client._client import Client
 
@@ -153,9 +164,9 @@ def _client(target: str, prompts: TerminalPrompts | None, mode: str) -> Any:
     return Client(
         server,
         mode=mode,  # pyright: ignore[reportArgumentType]
-        elicitation_callback=prompts.elicit,
-        sampling_callback=prompts.sample,
-        list_roots_callback=prompts.list_roots,
+        elicitation_callback=_in_turn(prompts.elicit),
+        sampling_callback=_in_turn(prompts.sample),
+        list_roots_callback=_in_turn(prompts.list_roots),
     )
 
 
