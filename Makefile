@@ -61,7 +61,8 @@ test-oldest: $(STAMP) system-packages
 # Branch coverage of mcpdi and mcpdi_transport (in-process code), with a floor.
 test-newest: $(STAMP_NEWEST) system-packages
 	$(PY_NEWEST) -m coverage run -m pytest -q
-	$(PY_NEWEST) -m coverage report --fail-under=$(COVERAGE_FLOOR) | tail -n 3
+	@mkdir -p .cache; $(PY_NEWEST) -m coverage report --fail-under=$(COVERAGE_FLOOR) > .cache/coverage.txt; \
+		status=$$?; tail -n 3 .cache/coverage.txt; exit $$status
 
 test: lint docs-build test-oldest test-newest
 
