@@ -80,30 +80,6 @@ def _caller_namespace(depth: int) -> Mapping[str, Any]:
     return dict(sys._getframe(depth + 1).f_locals)  # pyright: ignore[reportPrivateUsage]
 
 
-def _answers_script(
-    tool: RegisteredTool | None,
-    name: str,
-    answers: Mapping[Any, Any] | Callable[[str, Mapping[str, Any] | None], Any] | None,
-) -> Callable[[str | None, str, Mapping[str, Any] | None], Any]:
-    """`call_tool`'s answers as an in-memory client script, looked up by key, resolver or method."""
-    fns = {step.key: step.fn for step in tool.plan.steps} if tool is not None else {}
-
-    def script(key: str | None, method: str, params: Mapping[str, Any] | None) -> Any:
-        if answers is None:
-            msg = f"tool {name!r} asked {method!r}; pass answers=... to call_tool"
-            raise LookupError(msg)
-        if callable(answers):
-            return answers(method, params)
-        for candidate in (key, fns.get(key or ""), method):
-            if candidate is not None and candidate in answers:
-                answer = answers[candidate]
-                return answer(params) if callable(answer) else answer
-        msg = f"no answer for {method!r} (key {key!r}) in answers={answers!r}"
-        raise LookupError(msg)
-
-    return script
-
-
 def _registered(registry: Mapping[str, EntryT], kind: str, name: str) -> EntryT:
     """The tool or prompt registered as `name`; an unknown name is the client's -32602."""
     entry = registry.get(name)
@@ -124,6 +100,11 @@ def _http_options(
     if streamable_http_path is not None:
         options["path"] = streamable_http_path
     return options
+
+
+def _resolvers_of(tool: RegisteredTool | None) -> dict[str, Any]:
+    """The tool's resolvers by wire key: `call_tool`'s answers may name a resolver function."""
+    return {step.key: step.fn for step in tool.plan.steps} if tool is not None else {}
 
 
 class MCPServer(Generic[LifespanT]):
@@ -766,7 +747,7 @@ class MCPServer(Generic[LifespanT]):
                     self._server,
                     name,
                     arguments or {},
-                    script=_answers_script(self._tools.get(name), name, answers),
+                    script=answer_script(f"tool {name!r}", answers, _resolvers_of(self._tools.get(name))),
                     protocol_version=protocol_version,
                     capabilities=capabilities,
                     headers=headers,
