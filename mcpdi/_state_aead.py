@@ -16,7 +16,7 @@ except ImportError as error:  # pragma: no cover - exercised with the package hi
     msg = "AesGcmCodec needs the cryptography package; install it with: pip install 'mcpdi[crypto]'"
     raise ImportError(msg) from error
 
-from mcpdi._state_codec import InvalidRequestState, b64url_decode, b64url_encode, key_bytes
+from mcpdi._state_codec import InvalidRequestState, b64url_encode, key_bytes, token_body
 
 __all__ = ("AesGcmCodec",)
 
@@ -65,14 +65,7 @@ class AesGcmCodec:
         return _PREFIX + b64url_encode(kid + nonce + sealed)
 
     def open(self, token: str) -> bytes:
-        if not token.startswith(_PREFIX):
-            msg = f"token does not start with {_PREFIX!r}"
-            raise InvalidRequestState(msg)
-        try:
-            raw = b64url_decode(token[len(_PREFIX) :])
-        except ValueError as exc:
-            msg = f"token body is {exc}"
-            raise InvalidRequestState(msg) from None
+        raw = token_body(token, _PREFIX)
         if len(raw) < _KID_BYTES + _NONCE_BYTES + _TAG_BYTES:
             msg = f"token body is {len(raw)} bytes, too short for a key id, a nonce and a tag"
             raise InvalidRequestState(msg)

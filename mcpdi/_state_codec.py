@@ -95,6 +95,18 @@ def opener_of(codec: StateCodec | UnsealingCodec) -> Callable[[str], bytes]:
     return cast("Callable[[str], bytes]", opener)
 
 
+def token_body(token: str, prefix: str) -> bytes:
+    """The bytes after a codec's `prefix`; `InvalidRequestState` when the prefix or the base64url is wrong."""
+    if not token.startswith(prefix):
+        msg = f"token does not start with {prefix!r}"
+        raise InvalidRequestState(msg)
+    try:
+        return b64url_decode(token[len(prefix) :])
+    except ValueError as exc:
+        msg = f"token body is {exc}"
+        raise InvalidRequestState(msg) from None
+
+
 def b64url_encode(data: bytes) -> str:
     """Unpadded base64url."""
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
@@ -222,14 +234,7 @@ class HmacCodec:
         return _HMAC_PREFIX + b64url_encode(kid + plaintext + self._mac(mac_key, kid, plaintext))
 
     def open(self, token: str, /) -> bytes:
-        if not token.startswith(_HMAC_PREFIX):
-            msg = f"token does not start with {_HMAC_PREFIX!r}"
-            raise InvalidRequestState(msg)
-        try:
-            raw = b64url_decode(token[len(_HMAC_PREFIX) :])
-        except ValueError as exc:
-            msg = f"token body is {exc}"
-            raise InvalidRequestState(msg) from None
+        raw = token_body(token, _HMAC_PREFIX)
         if len(raw) < _KID_BYTES + _MAC_BYTES:
             msg = f"token body is {len(raw)} bytes, too short for a key id and a MAC"
             raise InvalidRequestState(msg)

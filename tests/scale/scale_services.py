@@ -6,6 +6,7 @@ missing binary fails the test with that command; it never skips.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -17,7 +18,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import httpx2
 import pytest
 
 INSTALL_HINT = "install the system packages the tests use: bash .ci/system-packages.sh"
@@ -141,3 +144,33 @@ http {{
         yield process
     finally:
         stop(process)
+
+
+MODERN_META: dict[str, Any] = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    "io.modelcontextprotocol/clientInfo": {"name": "scale-test", "version": "0"},
+}
+
+
+def call_tool(
+    url: str, name: str, params: Mapping[str, Any], headers: Mapping[str, str] | None = None
+) -> Any:
+    """One 2026-07-28 `tools/call` on a new connection (so a gateway or the kernel may pick any process)."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "_meta": MODERN_META, **params},
+    }
+    all_headers = {
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": name,
+        **(headers or {}),
+    }
+    response = httpx2.post(url, content=json.dumps(body), headers=all_headers, timeout=30)
+    assert response.headers["content-type"].startswith("application/json"), response.text
+    return response.json()

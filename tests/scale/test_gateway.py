@@ -5,7 +5,6 @@ The configuration is `examples/deploy/nginx-mcp.conf`, the one `docs/deploy.md` 
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -13,21 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 import mcp_types as types
 import pytest
-from scale_services import free_port, nginx, python_server, redis_server
+from scale_services import call_tool, free_port, nginx, python_server, redis_server
 
 from mcpdi_transport import Client
 
 pytestmark = pytest.mark.slow
 
 BACKEND_SCRIPT = Path(__file__).parent / "gateway_backend.py"
-META: dict[str, Any] = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-    "io.modelcontextprotocol/clientInfo": {"name": "gateway-test", "version": "0"},
-}
 
 
 CONFIG = Path(__file__).parents[2] / "examples" / "deploy" / "nginx-mcp.conf"
@@ -66,26 +59,7 @@ def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]
             )
 
 
-def post(
-    url: str, name: str, params: dict[str, Any], headers: dict[str, str] | None = None
-) -> dict[str, Any]:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": name, "_meta": META, **params},
-    }
-    all_headers = {
-        "accept": "application/json, text/event-stream",
-        "content-type": "application/json",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": name,
-        **(headers or {}),
-    }
-    response = httpx2.post(url, content=json.dumps(body), headers=all_headers, timeout=30)
-    assert response.headers["content-type"].startswith("application/json"), response.text
-    return response.json()
+post = call_tool
 
 
 def text_of(answer: dict[str, Any]) -> str:

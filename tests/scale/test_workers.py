@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import httpx2
 import pytest
-from scale_services import free_port, redis_server, stop, wait_for_port
+from scale_services import call_tool, free_port, redis_server, stop, wait_for_port
 
 pytestmark = pytest.mark.slow
 
 SERVER = Path(__file__).parent / "workers_server.py"
-META: dict[str, Any] = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
-    "io.modelcontextprotocol/clientInfo": {"name": "workers-test", "version": "0"},
-}
 
 
 @pytest.fixture(scope="module")
@@ -37,23 +29,7 @@ def url() -> Iterator[str]:
             stop(process)
 
 
-def call(url: str, name: str, params: dict[str, Any]) -> dict[str, Any]:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": name, "_meta": META, **params},
-    }
-    headers = {
-        "accept": "application/json, text/event-stream",
-        "content-type": "application/json",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": name,
-    }
-    # A new connection per request, so the kernel can hand each to either worker.
-    response = httpx2.post(url, content=json.dumps(body), headers=headers, timeout=30)
-    return response.json()
+call = call_tool
 
 
 def test_two_workers_answer_and_rounds_move_between_them_once_only(url: str) -> None:
