@@ -31,6 +31,34 @@ def test_importing_the_engine_loads_nothing_of_mcp_and_no_io_library(statement: 
     assert leaked == []
 
 
+COMPILE_A_DIAMOND = """
+from typing import Annotated
+from mcpdi.engine import InvalidSignature, Resolve, compile_plan
+def base(title: str) -> int: return 1
+def left(b: Annotated[int, Resolve(base)]) -> int: return b
+def right(b: Annotated[int, Resolve(base)], title: str) -> int: return b
+async def tool(title: str, x: Annotated[int, Resolve(left)], y: Annotated[int, Resolve(right)]) -> int:
+    return x + y
+assert [step.name for step in compile_plan(tool).steps] == ["base", "left", "right"]
+"""
+COMPILE_A_CYCLE = """
+def loop(v: 'Annotated[int, Resolve(loop)]') -> int: return v
+async def cyclic(v: Annotated[int, Resolve(loop)]) -> int: return v
+try:
+    compile_plan(cyclic)
+except InvalidSignature as error:
+    assert error.cycle == ("__main__:loop", "__main__:loop")
+"""
+
+
+def test_compiling_acyclic_plans_does_not_import_networkx() -> None:
+    assert "networkx" not in modules_loaded_by(COMPILE_A_DIAMOND)
+
+
+def test_only_a_cycle_brings_networkx_in_to_draw_it() -> None:
+    assert "networkx" in modules_loaded_by(COMPILE_A_DIAMOND + COMPILE_A_CYCLE)
+
+
 @pytest.mark.parametrize(
     "statement", ["import mcpdi", "from mcpdi import MCPServer, Server", "import mcpdi.lowlevel"]
 )

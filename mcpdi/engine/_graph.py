@@ -13,9 +13,21 @@ def run_order(analysis: Analysis) -> list[Node]:
     """Resolvers with providers before consumers; ties broken by depth-first finish order.
 
     The order depends only on signatures (never on ids or hashing), so every process that
-    compiles the same code computes the same plan.
+    compiles the same code computes the same plan. The analysis walked the graph depth-first
+    and numbered each resolver as it finished: when every provider finished before its
+    consumer, that numbering is a run order, and it is the one networkx's
+    `lexicographical_topological_sort` keyed by it gives. Only an edge against it (a back
+    edge: a cycle) brings networkx in, to find and draw the cycle.
     """
-    import networkx as nx  # imported on first compile: keeps `import mcpdi.engine` light
+    finish = {identity: node.postorder for identity, node in analysis.nodes.items()}
+    finish[analysis.root.identity] = len(analysis.nodes) + 1
+    if all(finish[provider] < finish[consumer] for consumer, provider in analysis.edges):
+        return sorted(analysis.nodes.values(), key=lambda node: node.postorder)
+    return _ordered_or_cycle(analysis, finish)
+
+
+def _ordered_or_cycle(analysis: Analysis, finish: dict[Hashable, int]) -> list[Node]:
+    import networkx as nx  # only for a graph with a back edge: keeps compiling light
 
     nodes: dict[Hashable, Node] = {analysis.root.identity: analysis.root, **analysis.nodes}
     graph: nx.DiGraph[Hashable] = nx.DiGraph()
@@ -29,9 +41,6 @@ def run_order(analysis: Analysis) -> list[Node]:
         first = min(range(len(hops)), key=lambda i: hops[i].preorder)
         hops = hops[first:] + hops[:first]
         raise _cycle_error(analysis.root, [*hops, hops[0]])
-    last = len(nodes)
-    finish = {identity: node.postorder for identity, node in analysis.nodes.items()}
-    finish[analysis.root.identity] = last
     ordered = nx.lexicographical_topological_sort(graph.reverse(copy=False), key=finish.__getitem__)
     return [nodes[identity] for identity in ordered if identity != analysis.root.identity]
 

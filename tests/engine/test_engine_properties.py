@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Annotated, Any
 
 import anyio
+import networkx as nx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -117,6 +118,40 @@ def test_compiling_twice_gives_the_same_order_and_keys(dag: Dag) -> None:
     first = compile_plan(build(size, providers, is_async)[0])
     second = compile_plan(build(size, providers, is_async)[0])
     assert [(s.name, s.key) for s in first.steps] == [(s.name, s.key) for s in second.steps]
+
+
+@settings(max_examples=60, deadline=None)
+@given(dags(), st.data())
+def test_the_run_order_is_networkx_lexicographical_topological_sort_keyed_by_depth_first_finish(
+    dag: Dag, data: st.DataObject
+) -> None:
+    size, providers, is_async = dag
+    shuffled = {i: data.draw(st.permutations(deps)) for i, deps in providers.items()}
+    consumed = {j for deps in providers.values() for j in deps}
+    roots = data.draw(st.permutations([i for i in range(size) if i not in consumed]))
+    finished: list[object] = []  # the signatures' order, depth-first, each node as it finishes
+    seen: set[int] = set()
+
+    def walk(node: int) -> None:
+        seen.add(node)
+        for provider in shuffled[node]:
+            if provider not in seen:
+                walk(provider)
+        finished.append(node)
+
+    for node in roots:
+        if node not in seen:
+            walk(node)
+    finish = {node: at for at, node in enumerate([*finished, "root"])}
+    graph: nx.DiGraph[object] = nx.DiGraph()
+    graph.add_nodes_from(finish)
+    graph.add_edges_from((j, i) for i, deps in shuffled.items() for j in deps)  # provider -> consumer
+    graph.add_edges_from((j, "root") for j in roots)
+    expected = [
+        f"f{n}" for n in nx.lexicographical_topological_sort(graph, key=finish.__getitem__) if n != "root"
+    ]
+    plan = compile_plan(build(size, shuffled, is_async, roots=list(roots))[0])
+    assert [step.name for step in plan.steps] == expected
 
 
 class Go(Question):
