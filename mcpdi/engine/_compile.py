@@ -7,7 +7,7 @@ import functools
 import hashlib
 import linecache
 from collections.abc import Callable, Collection, Hashable, Mapping
-from types import CodeType
+from types import CodeType, FunctionType
 from typing import Any, cast
 
 from mcpdi.engine._analyse import (
@@ -38,6 +38,7 @@ from mcpdi.engine._plan import (
     Adapter,
     Argument,
     ArgumentBinding,
+    AskCallback,
     Binding,
     ContextBinding,
     Edge,
@@ -46,7 +47,7 @@ from mcpdi.engine._plan import (
     RunFunction,
     Step,
 )
-from mcpdi.engine._question import Question
+from mcpdi.engine._question import Answer, Question
 from mcpdi.engine._scopes import AppScope
 
 
@@ -283,36 +284,12 @@ def _build(
     steps: tuple[Step, ...],
     hints: Mapping[str, Any],
 ) -> Plan:
-    from mcpdi.engine._codegen import Names, generate
-
-    namespace: dict[str, Any] = {
-        "_EMPTY": EMPTY_CONTEXT,
-        "_NAME": plan_name,
-        "_UNSET": UNSET,
-        "_Question": Question,
-        "_resume": resume,
-        "_offload": offload,
-        "_partial": functools.partial,
-        "_resolver_error": failed_step_error,
-        "_Bail": Bail,
-        "_STEPS": steps,
-        "_missing_argument": missing_argument,
-        "_missing_context": missing_context,
-        "_AppScope": AppScope,
-        "_app_value": app_value,
-    }
-    names = Names(namespace)
-    source = generate(
-        root=root_fn,
-        root_is_async=root_is_async,
-        root_inline=inline,
-        arguments=arguments,
-        root_bindings=root_bindings,
-        steps=steps,
-        names=names,
-    )
-    exec(_compiled(source), namespace)
-    run = _named(namespace["run"], plan_name, _register_source(plan_name, source))
+    # The run code is generated on the first run (compile has already refused what it would
+    # refuse): `run` starts as `_first_run` in the plan's own namespace, and generating gives
+    # that same function object the generated code, so a `run` kept by a host runs it too.
+    namespace: dict[str, Any] = {"_generate_run": _generate_run}
+    run = FunctionType(_first_run.__code__, namespace, plan_name, _first_run.__defaults__)
+    run.__qualname__ = plan_name
     plan = Plan(
         name=plan_name,
         fn=root_fn,
@@ -324,11 +301,69 @@ def _build(
         resolved_params=tuple(b for b in root_bindings if isinstance(b, ResolvedBinding)),
         bindings=root_bindings,
         steps=steps,
-        # exec() hands back untyped objects; the generated functions match RunFunction by construction.
+        # The generated functions match RunFunction by construction.
         run=cast("RunFunction", run),
         resolve=cast("RunFunction", functools.partial(run, collect=True)),
-        source=source,
+        _source=functools.partial(_generated_source, namespace),
         hints=hints,
     )
     namespace["_PLAN"] = plan
     return plan
+
+
+async def _first_run(
+    arguments: Mapping[str, Any],
+    context: Mapping[type, Any] = EMPTY_CONTEXT,
+    answers: Mapping[str, Answer] | None = None,
+    ask: AskCallback | None = None,
+    collect: bool = False,
+) -> Any:
+    """A plan's `run` until its first call (runs with the plan's namespace as globals)."""
+    run = _generate_run(globals()["_PLAN"])  # its globals: the namespace of its plan
+    return await run(arguments, context, answers, ask, collect)
+
+
+def _generated_source(namespace: dict[str, Any]) -> str:
+    _generate_run(namespace["_PLAN"])
+    return namespace["_SOURCE"]
+
+
+def _generate_run(plan: Plan) -> Any:
+    """Generate `plan`'s run code once, into its namespace and its `run` function; return `run`."""
+    from mcpdi.engine._codegen import Names, generate
+
+    run: Any = plan.run
+    namespace: dict[str, Any] = run.__globals__
+    if "_SOURCE" in namespace:
+        return run
+    namespace.update(
+        _EMPTY=EMPTY_CONTEXT,
+        _NAME=plan.name,
+        _UNSET=UNSET,
+        _Question=Question,
+        _resume=resume,
+        _offload=offload,
+        _partial=functools.partial,
+        _resolver_error=failed_step_error,
+        _Bail=Bail,
+        _STEPS=plan.steps,
+        _missing_argument=missing_argument,
+        _missing_context=missing_context,
+        _AppScope=AppScope,
+        _app_value=app_value,
+    )
+    names = Names(namespace)
+    source = generate(
+        root=plan.fn,
+        root_is_async=plan.is_async,
+        root_inline=plan.inline,
+        arguments=plan.arguments,
+        root_bindings=plan.bindings,
+        steps=plan.steps,
+        names=names,
+    )
+    exec(_compiled(source), namespace)
+    generated = _named(namespace.pop("run"), plan.name, _register_source(plan.name, source))
+    run.__code__ = generated.__code__
+    namespace["_SOURCE"] = source
+    return run

@@ -157,9 +157,14 @@ class Plan:
     steps: tuple[Step, ...]
     run: RunFunction = field(repr=False, compare=False)
     resolve: RunFunction = field(repr=False, compare=False)
-    source: str = field(repr=False, compare=False)  # the generated code, for reading and debugging
+    _source: Callable[[], str] = field(repr=False, compare=False)  # generates the code on first use
     # The root's type hints as compile read them (hosts read these instead of the signature again).
     hints: Mapping[str, Any] = field(default_factory=lambda: EMPTY_HINTS, repr=False, compare=False)
+
+    @property
+    def source(self) -> str:
+        """The generated run code, for reading and debugging (generated now if not run yet)."""
+        return self._source()
 
     async def call(
         self,

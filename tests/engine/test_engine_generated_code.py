@@ -28,6 +28,7 @@ async def order_book(title: str, copies: Annotated[int, Resolve(stock)]) -> str:
 
 
 def code_of(plan: Plan) -> CodeType:
+    assert plan.source  # the code is generated on first use: a run, or reading the source
     run: Any = plan.run  # the generated function behind the RunFunction protocol
     return run.__code__
 
@@ -70,6 +71,20 @@ def test_the_run_function_and_its_code_carry_the_plans_name() -> None:
     assert (code.co_name, code.co_qualname) == ("books.order", "books.order")
     assert code.co_filename == "<mcpdi plan books.order>"
     assert inspect.getsource(plan.run) == plan.source  # pdb's `list` reads the same lines
+
+
+async def test_the_code_is_generated_on_the_first_run_and_a_run_kept_before_runs_it_too() -> None:
+    plan = compile_plan(order_book, name="books.deferred")
+    kept: Any = plan.run
+    assert "<mcpdi plan books.deferred>" not in linecache.cache
+    with pytest.raises(LookupError):
+        await kept({"title": "Dune"})
+    assert kept is plan.run
+    assert kept.__code__.co_filename == "<mcpdi plan books.deferred>"
+    assert "".join(linecache.getlines("<mcpdi plan books.deferred>")) == plan.source
+    with pytest.raises(LookupError) as error:
+        await kept({"title": "Dune"})
+    assert [frame.name for frame in generated_frames(error.value)] == ["books.deferred"]
 
 
 def test_two_plans_of_one_name_with_different_code_get_different_file_names() -> None:
