@@ -11,7 +11,6 @@ from typing import Annotated, Any
 from mcpdi.engine._annotations import context_type_of, misplaced_marker, top_level_markers
 from mcpdi.engine._callables import (
     CallableInfo,
-    cleanup_kind,
     describe,
     display_name,
     identity_of,
@@ -101,7 +100,14 @@ class _Analyser:
     def analyse_root(self, fn: Callable[..., Any], name: str, inline: bool) -> Analysis:
         info = describe(fn, role="Function", localns=self.localns)
         info = CallableInfo(
-            info.fn, name, info.qualname, info.location, info.is_async, info.parameters, info.hints
+            info.fn,
+            name,
+            info.qualname,
+            info.location,
+            info.is_async,
+            info.parameters,
+            info.hints,
+            info.cleanup,
         )
         root = Node(identity_of(fn), info, inline, "", "")
         self.root_identity = root.identity
@@ -175,7 +181,7 @@ class _Analyser:
             marker.concurrent,
             preorder=self.visits,
         )
-        if marker.concurrent and (not info.is_async or marker.scope != "round" or cleanup_kind(fn)):
+        if marker.concurrent and (not info.is_async or marker.scope != "round" or info.cleanup):
             msg = (
                 f"Resolver {info.name!r} ({info.location}) is marked concurrent=True but is not a "
                 "plain async function of the default scope; only those run together with others. "
@@ -187,7 +193,7 @@ class _Analyser:
         node.params = [self.classify(info, p, "Resolver", self.argument_names) for p in info.parameters]
         if node.scope == "app":
             _check_app_scoped(node)
-        if node.scope == "call" and cleanup_kind(fn) is not None:
+        if node.scope == "call" and info.cleanup is not None:
             msg = (
                 f"Resolver {info.name!r} ({info.location}) cleans up after `yield` but is "
                 "call-scoped; a call-scoped value is carried to later rounds, long after the "
@@ -217,7 +223,8 @@ class _Analyser:
             )
             raise InvalidSignature(msg, function=info.fn, parameter=name)
         hint = _with_default_marker(info, parameter, info.hints.get(name, parameter.annotation))
-        misplaced = misplaced_marker(hint)
+        plain_class = type(hint) is type  # the most common annotation; no marker can hide in it
+        misplaced = None if plain_class else misplaced_marker(hint)
         if misplaced == "union":
             msg = (
                 f"Parameter {name!r} of {info.name!r} ({info.location}) wraps Resolve(...) in a union; "
@@ -235,7 +242,7 @@ class _Analyser:
         context = context_type_of(hint, self.context_types)
         if context is not None:
             return ContextParam(parameter, hint, context[0], context[1])
-        marked = top_level_markers(hint)
+        marked = None if plain_class else top_level_markers(hint)
         if marked is not None:
             marker = marked.markers[0]
             substitute = self.substitutes.get(identity_of(marker.fn))

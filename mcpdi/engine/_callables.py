@@ -10,7 +10,7 @@ import sys
 import typing
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from types import FunctionType, MethodType
+from types import CodeType, FunctionType, MethodType
 from typing import Any
 
 from mcpdi.engine._errors import InvalidSignature
@@ -28,6 +28,7 @@ class CallableInfo:
     is_async: bool
     parameters: tuple[inspect.Parameter, ...]
     hints: Mapping[str, Any]
+    cleanup: Cleanup | None  # see `cleanup_kind`
 
 
 def identity_of(fn: object) -> Hashable:
@@ -167,6 +168,8 @@ _KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
 def _needs_evaluation(annotation: object) -> bool:
     """Whether `typing.get_type_hints` would change `annotation`: a string or a forward reference
     anywhere in it (a `Literal`'s strings are values, left alone)."""
+    if type(annotation) is type:  # a plain class, the most common annotation
+        return False
     if isinstance(annotation, str | typing.ForwardRef):
         return True
     args = getattr(annotation, "__args__", None)
@@ -229,10 +232,18 @@ def describe(fn: Callable[..., Any], *, role: str, localns: Mapping[str, Any] | 
     plain = _read_plainly(fn)
     if plain is not None:
         parameters, hints = plain
-        location = location_of(fn)
+        code: CodeType = fn.__code__  # pyright: ignore[reportFunctionMemberAccess]  # a FunctionType
+        location = f"{_relative(code.co_filename)}:{code.co_firstlineno}"
         for parameter in parameters:
             _check_name(parameter.name, role, name, location, fn)
-        return CallableInfo(fn, name, qualified_name(fn), location, is_async(fn), parameters, hints)
+        flags = code.co_flags
+        cleanup: Cleanup | None = None
+        if flags & inspect.CO_ASYNC_GENERATOR:
+            cleanup = "async_generator"
+        elif flags & inspect.CO_GENERATOR:
+            cleanup = "generator"
+        is_coroutine = bool(flags & inspect.CO_COROUTINE)
+        return CallableInfo(fn, name, qualified_name(fn), location, is_coroutine, parameters, hints, cleanup)
     return _describe_by_inspection(fn, name, role=role, localns=localns)
 
 
@@ -278,4 +289,5 @@ def _describe_by_inspection(
         is_async=is_async(fn),
         parameters=parameters,
         hints=hints,
+        cleanup=cleanup_kind(fn),
     )

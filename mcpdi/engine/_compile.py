@@ -20,7 +20,7 @@ from mcpdi.engine._analyse import (
     ResolvedParam,
     analyse,
 )
-from mcpdi.engine._callables import cleanup_kind, display_name, identity_of
+from mcpdi.engine._callables import display_name, identity_of
 from mcpdi.engine._errors import InvalidSignature
 from mcpdi.engine._graph import run_order
 from mcpdi.engine._interpret import (
@@ -78,7 +78,7 @@ def _asks(node: Node) -> bool:
     """Whether a resolver may return a question; a cleanup resolver's value is injected as is."""
     if node.scope != "round":
         return False  # a kept value is a value: a question cannot be kept for later calls or rounds
-    return cleanup_kind(node.info.fn) is None and may_ask(node.info.fn, node.info.hints)
+    return node.info.cleanup is None and may_ask(node.info.fn, node.info.hints)
 
 
 def _asking_first(analysis: Analysis, ordered: list[Node]) -> tuple[list[Node], set[Hashable]]:
@@ -159,7 +159,7 @@ def compile_plan(
             first_consumer=node.first_consumer,
             may_ask=_asks(node),
             deferred=node.identity in deferred,
-            cleanup=cleanup_kind(node.info.fn),
+            cleanup=node.info.cleanup,
             scope=node.scope,
             concurrent=node.concurrent,
             hints=node.info.hints,
