@@ -28,10 +28,10 @@ def top_level_markers(hint: object) -> Marked | None:
     if get_origin(hint) is not Annotated:
         return None
     metadata: tuple[Any, ...] = getattr(hint, "__metadata__", ())
-    markers = tuple(m for m in metadata if isinstance(m, Resolve))
+    markers = tuple([m for m in metadata if isinstance(m, Resolve)])
     if not markers:
         return None
-    others = tuple(m for m in metadata if not isinstance(m, Resolve))
+    others = tuple([m for m in metadata if not isinstance(m, Resolve)])
     return Marked(annotation=get_args(hint)[0], metadata=others, markers=markers)
 
 
@@ -42,6 +42,8 @@ def misplaced_marker(hint: object) -> str | None:
 
 
 def _search(tp: object, parent: object) -> str | None:
+    if type(tp) is type:  # a plain class holds no marker
+        return None
     if get_origin(tp) is Annotated:
         if any(isinstance(m, Resolve) for m in getattr(tp, "__metadata__", ())):
             if parent is None or _is_union(parent):

@@ -10,7 +10,7 @@ import sys
 import typing
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
-from types import CodeType, FunctionType, MethodType
+from types import FunctionType, MethodType
 from typing import Any
 
 from mcpdi.engine._errors import InvalidSignature
@@ -178,73 +178,83 @@ def _needs_evaluation(annotation: object) -> bool:
     return any(_needs_evaluation(arg) for arg in typing.cast("tuple[object, ...]", args))
 
 
-def _read_plainly(fn: object) -> tuple[tuple[inspect.Parameter, ...], dict[str, Any]] | None:
-    """The parameters and type hints of a plain function whose annotations are already objects,
-    read from its code, defaults and annotations: what `inspect.signature` and
-    `typing.get_type_hints` give for it, at a fraction of their cost. None for anything else
-    (strings to evaluate, decorated or otherwise marked functions, partials, classes, methods).
+def _describe_plainly(fn: FunctionType) -> CallableInfo | None:
+    """`describe` for a plain function whose annotations are already objects, read from its
+    code, defaults and annotations: what `inspect.signature` and `typing.get_type_hints` give
+    for it, at a fraction of their cost. None when that is not certain (annotations to
+    evaluate, a parameter name `def` cannot write): the inspecting path decides those.
     """
-    if type(fn) is not FunctionType or fn.__dict__:  # __wrapped__, __signature__ and kin live there
-        return None
     annotations: dict[str, Any] = fn.__annotations__
-    if any(_needs_evaluation(a) for a in annotations.values()):
-        return None
+    for annotation in annotations.values():
+        if _needs_evaluation(annotation):
+            return None
     code = fn.__code__
     names = code.co_varnames
     positional = code.co_argcount
     keyword_only = code.co_kwonlyargcount
+    flags = code.co_flags
     defaults = fn.__defaults__ or ()
     keyword_defaults = fn.__kwdefaults__ or {}
     first_default = positional - len(defaults)
     parameters: list[inspect.Parameter] = []
-    for index, name in enumerate(names[:positional]):
-        kind = _POSITIONAL_ONLY if index < code.co_posonlyargcount else _POSITIONAL_OR_KEYWORD
-        default = defaults[index - first_default] if index >= first_default else _EMPTY
-        parameters.append(
-            inspect.Parameter(name, kind, default=default, annotation=annotations.get(name, _EMPTY))
-        )
-    after = positional + keyword_only
-    if code.co_flags & inspect.CO_VARARGS:
-        name = names[after]
-        after += 1
-        parameters.append(
-            inspect.Parameter(
-                name, inspect.Parameter.VAR_POSITIONAL, annotation=annotations.get(name, _EMPTY)
+    try:  # Parameter refuses what is not an identifier, as _check_name does
+        for index, name in enumerate(names[:positional]):
+            kind = _POSITIONAL_ONLY if index < code.co_posonlyargcount else _POSITIONAL_OR_KEYWORD
+            default = defaults[index - first_default] if index >= first_default else _EMPTY
+            parameters.append(
+                inspect.Parameter(name, kind, default=default, annotation=annotations.get(name, _EMPTY))
             )
-        )
-    for name in names[positional : positional + keyword_only]:
-        default = keyword_defaults.get(name, _EMPTY)
-        parameters.append(
-            inspect.Parameter(name, _KEYWORD_ONLY, default=default, annotation=annotations.get(name, _EMPTY))
-        )
-    if code.co_flags & inspect.CO_VARKEYWORDS:
-        name = names[after]
-        parameters.append(
-            inspect.Parameter(name, inspect.Parameter.VAR_KEYWORD, annotation=annotations.get(name, _EMPTY))
-        )
-    hints = {name: type(None) if value is None else value for name, value in annotations.items()}
-    return tuple(parameters), hints
+        after = positional + keyword_only
+        if flags & inspect.CO_VARARGS:
+            name = names[after]
+            after += 1
+            parameters.append(
+                inspect.Parameter(
+                    name, inspect.Parameter.VAR_POSITIONAL, annotation=annotations.get(name, _EMPTY)
+                )
+            )
+        for name in names[positional : positional + keyword_only]:
+            default = keyword_defaults.get(name, _EMPTY)
+            parameters.append(
+                inspect.Parameter(
+                    name, _KEYWORD_ONLY, default=default, annotation=annotations.get(name, _EMPTY)
+                )
+            )
+        if flags & inspect.CO_VARKEYWORDS:
+            name = names[after]
+            parameters.append(
+                inspect.Parameter(
+                    name, inspect.Parameter.VAR_KEYWORD, annotation=annotations.get(name, _EMPTY)
+                )
+            )
+    except ValueError:
+        return None
+    cleanup: Cleanup | None = None
+    if flags & inspect.CO_ASYNC_GENERATOR:
+        cleanup = "async_generator"
+    elif flags & inspect.CO_GENERATOR:
+        cleanup = "generator"
+    return CallableInfo(
+        fn=fn,
+        name=fn.__name__,
+        qualname=f"{fn.__module__ or '?'}:{fn.__qualname__}",
+        location=f"{_relative(code.co_filename)}:{code.co_firstlineno}",
+        is_async=bool(flags & inspect.CO_COROUTINE),
+        parameters=tuple(parameters),
+        hints={name: type(None) if value is None else value for name, value in annotations.items()},
+        cleanup=cleanup,
+    )
 
 
 def describe(fn: Callable[..., Any], *, role: str, localns: Mapping[str, Any] | None) -> CallableInfo:
     """Read `fn` once. `role` ("Resolver", "Function") starts error messages."""
-    name = display_name(fn)
-    plain = _read_plainly(fn)
-    if plain is not None:
-        parameters, hints = plain
-        code: CodeType = fn.__code__  # pyright: ignore[reportFunctionMemberAccess]  # a FunctionType
-        location = f"{_relative(code.co_filename)}:{code.co_firstlineno}"
-        for parameter in parameters:
-            _check_name(parameter.name, role, name, location, fn)
-        flags = code.co_flags
-        cleanup: Cleanup | None = None
-        if flags & inspect.CO_ASYNC_GENERATOR:
-            cleanup = "async_generator"
-        elif flags & inspect.CO_GENERATOR:
-            cleanup = "generator"
-        is_coroutine = bool(flags & inspect.CO_COROUTINE)
-        return CallableInfo(fn, name, qualified_name(fn), location, is_coroutine, parameters, hints, cleanup)
-    return _describe_by_inspection(fn, name, role=role, localns=localns)
+    # Decorated or otherwise marked functions (`__wrapped__`, `__signature__` and kin live in
+    # `__dict__`), partials, classes and methods take the inspecting path.
+    if type(fn) is FunctionType and not fn.__dict__:
+        info = _describe_plainly(fn)
+        if info is not None:
+            return info
+    return _describe_by_inspection(fn, display_name(fn), role=role, localns=localns)
 
 
 def _describe_by_inspection(

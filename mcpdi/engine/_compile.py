@@ -140,7 +140,7 @@ def compile_plan(
     seen: dict[str, int] = {}
 
     def bindings_of(node: Node, consumer_key: str | None) -> tuple[Binding, ...]:
-        return tuple(_binding(param, node, consumer_key, steps, adapt) for param in node.params)
+        return tuple([_binding(param, node, consumer_key, steps, adapt) for param in node.params])
 
     for index, node in enumerate(ordered):
         ordinal = seen.get(node.info.qualname, 0)

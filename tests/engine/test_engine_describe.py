@@ -6,17 +6,18 @@ import collections.abc
 import functools
 import typing
 from collections.abc import AsyncIterator, Callable, Iterator
+from types import FunctionType
 from typing import Annotated, Any, Literal, Optional, Union
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpdi.engine import Resolve
+from mcpdi.engine import InvalidSignature, Resolve
 from mcpdi.engine._callables import (
     CallableInfo,
     _describe_by_inspection,
-    _read_plainly,
+    _describe_plainly,
     describe,
     display_name,
 )
@@ -90,12 +91,12 @@ def test_a_function_is_described_as_signature_and_type_hints_describe_it(text: s
 
 @pytest.mark.parametrize("text", PLAIN[:-1])
 def test_plain_functions_with_annotation_objects_are_read_without_inspection(text: str) -> None:
-    assert _read_plainly(source(text)) is not None
+    assert _describe_plainly(source(text)) is not None
 
 
 @pytest.mark.parametrize("text", [*INSPECTED, PLAIN[-1]])
 def test_annotations_to_evaluate_take_the_inspecting_path(text: str) -> None:
-    assert _read_plainly(source(text)) is None
+    assert _describe_plainly(source(text)) is None
 
 
 def decorated() -> Any:
@@ -137,7 +138,7 @@ class Service:
 )
 def test_other_callables_are_read_by_inspection_as_before(make: Callable[[], Any]) -> None:
     fn = make()
-    assert _read_plainly(fn) is None
+    assert type(fn) is not FunctionType or fn.__dict__  # what keeps them off the plain path
     assert describe(fn, role="Resolver", localns=None) == by_inspection(fn)
 
 
@@ -198,3 +199,12 @@ def signatures(draw: st.DrawFn) -> str:
 def test_random_signatures_are_described_alike_on_both_paths(text: str) -> None:
     fn = source(text)
     assert describe(fn, role="Resolver", localns=None) == by_inspection(fn)
+
+
+def test_a_forged_parameter_name_in_the_code_is_refused_as_the_inspecting_path_refuses_it() -> None:
+    fn = source("def f(title: str): pass")
+    fn.__code__ = fn.__code__.replace(co_varnames=("class",))
+    assert _describe_plainly(fn) is None
+    with pytest.raises(InvalidSignature) as error:
+        describe(fn, role="Resolver", localns=None)
+    assert "has no signature Python can read ('class' is not a valid parameter name)" in str(error.value)
