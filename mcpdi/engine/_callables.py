@@ -178,16 +178,14 @@ def _needs_evaluation(annotation: object) -> bool:
     return any(_needs_evaluation(arg) for arg in typing.cast("tuple[object, ...]", args))
 
 
-def _describe_plainly(fn: FunctionType) -> CallableInfo | None:
-    """`describe` for a plain function whose annotations are already objects, read from its
-    code, defaults and annotations: what `inspect.signature` and `typing.get_type_hints` give
-    for it, at a fraction of their cost. None when that is not certain (annotations to
-    evaluate, a parameter name `def` cannot write): the inspecting path decides those.
+def _describe_plainly(fn: FunctionType, role: str, localns: Mapping[str, Any] | None) -> CallableInfo | None:
+    """`describe` for a plain function, read from its code, defaults and annotations: what
+    `inspect.signature` gives for it, at a fraction of the cost, and its annotations as they
+    are when they are objects already (`typing.get_type_hints` evaluates them otherwise). None
+    when a parameter name is one `def` cannot write: the inspecting path refuses those.
     """
     annotations: dict[str, Any] = fn.__annotations__
-    for annotation in annotations.values():
-        if _needs_evaluation(annotation):
-            return None
+    evaluate = any(_needs_evaluation(annotation) for annotation in annotations.values())
     code = fn.__code__
     names = code.co_varnames
     positional = code.co_argcount
@@ -229,6 +227,11 @@ def _describe_plainly(fn: FunctionType) -> CallableInfo | None:
             )
     except ValueError:
         return None
+    location = f"{_relative(code.co_filename)}:{code.co_firstlineno}"
+    if evaluate:
+        hints = _evaluated_hints(fn, fn, role, fn.__name__, location, localns)
+    else:
+        hints = {name: type(None) if value is None else value for name, value in annotations.items()}
     cleanup: Cleanup | None = None
     if flags & inspect.CO_ASYNC_GENERATOR:
         cleanup = "async_generator"
@@ -238,10 +241,10 @@ def _describe_plainly(fn: FunctionType) -> CallableInfo | None:
         fn=fn,
         name=fn.__name__,
         qualname=f"{fn.__module__ or '?'}:{fn.__qualname__}",
-        location=f"{_relative(code.co_filename)}:{code.co_firstlineno}",
+        location=location,
         is_async=bool(flags & inspect.CO_COROUTINE),
         parameters=tuple(parameters),
-        hints={name: type(None) if value is None else value for name, value in annotations.items()},
+        hints=hints,
         cleanup=cleanup,
     )
 
@@ -251,7 +254,7 @@ def describe(fn: Callable[..., Any], *, role: str, localns: Mapping[str, Any] | 
     # Decorated or otherwise marked functions (`__wrapped__`, `__signature__` and kin live in
     # `__dict__`), partials, classes and methods take the inspecting path.
     if type(fn) is FunctionType and not fn.__dict__:
-        info = _describe_plainly(fn)
+        info = _describe_plainly(fn, role, localns)
         if info is not None:
             return info
     return _describe_by_inspection(fn, display_name(fn), role=role, localns=localns)
@@ -270,23 +273,7 @@ def _describe_by_inspection(
             f"Wrap it in a function with annotated parameters, e.g. `def make_it() -> T: return {name}()`."
         )
         raise InvalidSignature(msg, function=fn) from None
-    target = _code_target(fn)
-    try:
-        hints = typing.get_type_hints(target, localns=dict(localns) if localns else None, include_extras=True)
-    except Exception as error:
-        missing = getattr(error, "name", None) if isinstance(error, NameError) else None
-        if missing:
-            fix = (
-                f"Define or import {missing!r} at module level, or pass "
-                f"localns={{{missing!r}: {missing}}} to compile_plan (needed for locally defined names "
-                "under `from __future__ import annotations`)."
-            )
-            what = f"the name {missing!r} is not defined"
-        else:
-            fix = "Fix the annotation so that typing.get_type_hints() can evaluate it."
-            what = f"{type(error).__name__}: {error}"
-        msg = f"Cannot evaluate the type annotations of {role.lower()} {name!r} ({location}): {what}. {fix}"
-        raise InvalidSignature(msg, function=fn) from error
+    hints = _evaluated_hints(_code_target(fn), fn, role, name, location, localns)
     dropped = _bound_keywords(fn)
     parameters = tuple(p for p in signature.parameters.values() if p.name not in dropped)
     for parameter in parameters:
@@ -301,3 +288,25 @@ def _describe_by_inspection(
         hints=hints,
         cleanup=cleanup_kind(fn),
     )
+
+
+def _evaluated_hints(
+    target: object, fn: object, role: str, name: str, location: str, localns: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """`typing.get_type_hints` of `target` (the code behind `fn`), a failure told as `InvalidSignature`."""
+    try:
+        return typing.get_type_hints(target, localns=dict(localns) if localns else None, include_extras=True)
+    except Exception as error:
+        missing = getattr(error, "name", None) if isinstance(error, NameError) else None
+        if missing:
+            fix = (
+                f"Define or import {missing!r} at module level, or pass "
+                f"localns={{{missing!r}: {missing}}} to compile_plan (needed for locally defined names "
+                "under `from __future__ import annotations`)."
+            )
+            what = f"the name {missing!r} is not defined"
+        else:
+            fix = "Fix the annotation so that typing.get_type_hints() can evaluate it."
+            what = f"{type(error).__name__}: {error}"
+        msg = f"Cannot evaluate the type annotations of {role.lower()} {name!r} ({location}): {what}. {fix}"
+        raise InvalidSignature(msg, function=fn) from error

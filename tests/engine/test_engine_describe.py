@@ -71,9 +71,9 @@ PLAIN = [
     "def f(title: str) -> Iterator[int]: yield 1",
     "async def f(title: str) -> AsyncIterator[int]: yield 1",
     "f = lambda title, copies=1: title",
-    "def f(x: 3, y: 'int' = 1): pass",  # a string: the slow path evaluates it
+    "def f(x: 3, y: 'int' = 1): pass",
 ]
-INSPECTED = [
+STRINGS = [  # evaluated by typing.get_type_hints, parameters still read from the code
     "def f(title: 'str') -> 'int': pass",
     "def f(titles: list['str']): pass",
     "def f(titles: typing.List['str']): pass",
@@ -83,20 +83,29 @@ INSPECTED = [
 ]
 
 
-@pytest.mark.parametrize("text", [*PLAIN, *INSPECTED])
+@pytest.mark.parametrize("text", [*PLAIN, *STRINGS])
 def test_a_function_is_described_as_signature_and_type_hints_describe_it(text: str) -> None:
     fn = source(text)
+    assert _describe_plainly(fn, "Resolver", None) is not None
     assert describe(fn, role="Resolver", localns=None) == by_inspection(fn)
 
 
-@pytest.mark.parametrize("text", PLAIN[:-1])
-def test_plain_functions_with_annotation_objects_are_read_without_inspection(text: str) -> None:
-    assert _describe_plainly(source(text)) is not None
+def test_a_string_annotation_is_evaluated_in_the_given_namespace_on_both_paths() -> None:
+    fn = source("def f(stock: 'Stock') -> 'list[Stock]': pass")
+    namespace = {"Stock": Service}
+    info = describe(fn, role="Resolver", localns=namespace)
+    assert info.hints == {"stock": Service, "return": list[Service]}
+    assert info == _describe_by_inspection(fn, "f", role="Resolver", localns=namespace)
 
 
-@pytest.mark.parametrize("text", [*INSPECTED, PLAIN[-1]])
-def test_annotations_to_evaluate_take_the_inspecting_path(text: str) -> None:
-    assert _describe_plainly(source(text)) is None
+def test_a_string_naming_nothing_is_refused_with_the_inspecting_paths_text() -> None:
+    fn = source("def f(stock: 'Stock'): pass")
+    with pytest.raises(InvalidSignature) as plain:
+        describe(fn, role="Resolver", localns=None)
+    with pytest.raises(InvalidSignature) as inspected:
+        by_inspection(fn)
+    assert str(plain.value) == str(inspected.value)
+    assert "the name 'Stock' is not defined" in str(plain.value)
 
 
 def decorated() -> Any:
@@ -204,7 +213,7 @@ def test_random_signatures_are_described_alike_on_both_paths(text: str) -> None:
 def test_a_forged_parameter_name_in_the_code_is_refused_as_the_inspecting_path_refuses_it() -> None:
     fn = source("def f(title: str): pass")
     fn.__code__ = fn.__code__.replace(co_varnames=("class",))
-    assert _describe_plainly(fn) is None
+    assert _describe_plainly(fn, "Resolver", None) is None
     with pytest.raises(InvalidSignature) as error:
         describe(fn, role="Resolver", localns=None)
     assert "has no signature Python can read ('class' is not a valid parameter name)" in str(error.value)
