@@ -6,6 +6,7 @@ import dataclasses
 import functools
 import hashlib
 import linecache
+import threading
 from collections.abc import Callable, Collection, Hashable, Mapping
 from types import CodeType, FunctionType
 from typing import Any, cast
@@ -330,12 +331,21 @@ def _generated_source(namespace: dict[str, Any]) -> str:
 
 def _generate_run(plan: Plan) -> Any:
     """Generate `plan`'s run code once, into its namespace and its `run` function; return `run`."""
-    from mcpdi.engine._codegen import Names, generate
-
     run: Any = plan.run
     namespace: dict[str, Any] = run.__globals__
-    if "_SOURCE" in namespace:
-        return run
+    if "_SOURCE" not in namespace:
+        with _GENERATING:  # first runs on two threads: one generates, the other waits for it
+            if "_SOURCE" not in namespace:
+                _generate_into(plan, run, namespace)
+    return run
+
+
+_GENERATING = threading.Lock()
+
+
+def _generate_into(plan: Plan, run: Any, namespace: dict[str, Any]) -> None:
+    from mcpdi.engine._codegen import Names, generate
+
     namespace.update(
         _EMPTY=EMPTY_CONTEXT,
         _NAME=plan.name,
@@ -366,4 +376,3 @@ def _generate_run(plan: Plan) -> Any:
     generated = _named(namespace.pop("run"), plan.name, _register_source(plan.name, source))
     run.__code__ = generated.__code__
     namespace["_SOURCE"] = source
-    return run

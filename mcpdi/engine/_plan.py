@@ -142,7 +142,7 @@ class Plan:
 
     `run` returns the root's result, or a `NeedsInput` when questions are pending (the root did
     not run). `resolve` is the same round but returns the root's parameter values by name
-    instead of calling it. Both are generated straight-line code.
+    instead of calling it. Both run generated straight-line code, generated on the first run.
     """
 
     name: str
