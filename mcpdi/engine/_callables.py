@@ -182,9 +182,13 @@ def _describe_plainly(fn: FunctionType, role: str, localns: Mapping[str, Any] | 
     """`describe` for a plain function, read from its code, defaults and annotations: what
     `inspect.signature` gives for it, at a fraction of the cost, and its annotations as they
     are when they are objects already (`typing.get_type_hints` evaluates them otherwise). None
-    when a parameter name is one `def` cannot write: the inspecting path refuses those.
+    when the annotations cannot be read or a parameter name is one `def` cannot write: the
+    inspecting path reports those.
     """
-    annotations: dict[str, Any] = fn.__annotations__
+    try:
+        annotations: dict[str, Any] = fn.__annotations__
+    except Exception:  # annotations evaluated on access (PEP 649) can fail: the inspecting path reports it
+        return None
     evaluate = any(_needs_evaluation(annotation) for annotation in annotations.values())
     code = fn.__code__
     names = code.co_varnames
