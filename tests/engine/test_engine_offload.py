@@ -271,6 +271,22 @@ async def test_a_failing_resolver_in_a_hop_of_the_interpreter_is_named_too(hops:
     assert hops.threads == {}
 
 
+async def cancel_while_blocked(
+    plan: Any, arguments: Mapping[str, Any], started: threading.Event, release: threading.Event
+) -> None:
+    """Run a round, cancel it once a resolver set `started`, then let that resolver return."""
+
+    async def call() -> None:
+        await plan.run(arguments)
+
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as group:
+            group.start_soon(call)
+            await anyio.to_thread.run_sync(started.wait, 5)
+            group.cancel_scope.cancel()
+            release.set()
+
+
 @pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
 async def test_a_call_cancelled_while_a_resolver_runs_starts_no_further_step(
     hops: Hops, anyio_backend: str
@@ -293,17 +309,7 @@ async def test_a_call_cancelled_while_a_resolver_runs_starts_no_further_step(
         log.append("tool")
         return x
 
-    plan = compile_plan(tool, localns=locals())
-
-    async def call() -> None:
-        await plan.run({"title": "Dune"})
-
-    with anyio.fail_after(5):
-        async with anyio.create_task_group() as group:
-            group.start_soon(call)
-            await anyio.to_thread.run_sync(started.wait, 5)
-            group.cancel_scope.cancel()
-            release.set()
+    await cancel_while_blocked(compile_plan(tool, localns=locals()), {"title": "Dune"}, started, release)
     assert log == ["slow"]
 
 
@@ -411,3 +417,33 @@ async def test_a_concurrent_group_between_sync_steps_runs_on_the_loop_between_tw
     plan = compile_plan(tool, localns=locals())
     assert await plan.run({"title": "Dune"}) == 221
     assert hops.calls == 2
+
+
+async def test_a_call_cancelled_in_a_hop_after_a_cleanup_resolver_closes_it_with_the_cancellation(
+    hops: Hops,
+) -> None:
+    started = threading.Event()
+    release = threading.Event()
+    log: list[Any] = []
+
+    def session() -> Generator[str, RoundOutcome]:
+        try:
+            yield "s"
+        except BaseException as error:
+            log.append(("closed by", type(error).__name__))
+            raise
+
+    def slow(s: Annotated[str, Resolve(session)]) -> str:
+        started.set()
+        release.wait(5)
+        return hops.ran("slow", s)
+
+    def after(s: Annotated[str, Resolve(slow)]) -> str:
+        return hops.ran("after", s)
+
+    def tool(s: Annotated[str, Resolve(after)]) -> str:
+        return hops.ran("tool", s)
+
+    await cancel_while_blocked(compile_plan(tool, localns=locals()), {}, started, release)
+    assert list(hops.threads) == ["slow"]
+    assert log == [("closed by", "CancelledError")]

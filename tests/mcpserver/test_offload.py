@@ -218,3 +218,36 @@ async def test_each_sync_resolver_of_a_hop_is_a_child_span_of_the_tool_call(
         assert span.parent.span_id == call.context.span_id  # type: ignore[union-attr]
         assert span.context.trace_id == call.context.trace_id  # type: ignore[union-attr]
         assert (span.attributes or {})["mcpdi.round"] == 1
+
+
+async def test_an_override_runs_in_the_hop_and_an_async_one_splits_it(
+    counted: Counted, protocol_version: str
+) -> None:
+    mcp = MCPServer("Overridden")
+
+    def stock(title: str) -> int:
+        return counted.ran("stock", len(title))
+
+    def price(copies: Annotated[int, Resolve(stock)]) -> int:
+        return counted.ran("price", copies * 10)
+
+    @mcp.tool()
+    def quote(title: str, amount: Annotated[int, Resolve(price)]) -> str:
+        return counted.ran("quote", f"{title}: {amount}")
+
+    def fake_stock(title: str) -> int:
+        return counted.ran("fake stock", 1)
+
+    async def fake_price(copies: Annotated[int, Resolve(stock)]) -> int:
+        return counted.ran("fake price", copies)
+
+    async with connect(mcp, protocol_version) as client:
+        with mcp.override(stock, fake_stock):
+            counted.calls = 0
+            assert (await client.call_tool("quote", {"title": "Dune"})).text == "Dune: 10"
+            assert counted.calls == 1
+        with mcp.override(price, fake_price):
+            counted.calls = 0
+            assert (await client.call_tool("quote", {"title": "Dune"})).text == "Dune: 4"
+            assert counted.calls == 2  # stock, then the body: the async price runs on the loop between
+    assert counted.log == ["fake stock", "price", "quote", "stock", "fake price", "quote"]
