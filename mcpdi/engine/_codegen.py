@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import copy_context
+from dataclasses import dataclass
 from typing import Any
 
 from mcpdi.engine._callables import identity_of
@@ -54,6 +55,7 @@ class _Writer:
         self.in_try = False
         self.segments = 0  # try blocks closed before the last one (adapters and hops split them)
         self.hops: list[str] = []  # the source of the hop functions `run` hands to worker threads
+        self.hop_count = 0
 
     def read_arguments(self, arguments: tuple[Argument, ...]) -> None:
         required = [(i, a) for i, a in enumerate(arguments) if a.required]
@@ -110,6 +112,14 @@ class _Writer:
             case ResolvedBinding():
                 return f"v{binding.edge.provider.index}"
 
+    def arguments_of(
+        self, bindings: tuple[Binding, ...], adapted: dict[str, str]
+    ) -> tuple[list[str], list[tuple[str, str]]]:
+        """The expressions passed by position, and by keyword (parameter, expression)."""
+        args = [self.expression(b, adapted) for b in bindings if b.positional]
+        kwargs = [(b.parameter, self.expression(b, adapted)) for b in bindings if not b.positional]
+        return args, kwargs
+
     def call_of(
         self,
         fn: Callable[..., Any],
@@ -120,9 +130,7 @@ class _Writer:
     ) -> str:
         if adapted is None:
             adapted = self.adapt(bindings)
-        args = [self.expression(b, adapted) for b in bindings if b.positional]
-        kwargs = [(b.parameter, self.expression(b, adapted)) for b in bindings if not b.positional]
-        return _call(self.names.bind("f", fn), args, kwargs, is_async, inline)
+        return _call(self.names.bind("f", fn), *self.arguments_of(bindings, adapted), is_async, inline)
 
     def app_step(self, step: Step) -> None:
         """An app-scoped value: from the scope's cache, computed by `_app_value` on first use."""
@@ -157,7 +165,8 @@ class _Writer:
         failing resolver itself, so its `ResolverError` must not be wrapped again."""
         if self.in_try:
             self.close_try()
-        name = f"_hop{sum(line.startswith('def ') for line in self.hops)}"
+        name = f"_hop{self.hop_count}"
+        self.hop_count += 1
         writer = _HopWriter(self, steps, root)
         parameters = ", ".join(["check_cancelled", *(["collect"] if root else []), *writer.inputs])
         self.hops += [f"def {name}({parameters}):", *writer.body(steps, root)]
@@ -190,12 +199,12 @@ class _Writer:
         return f"await _resume(_PLAN, collect, arguments, context, answers, ask, {at}, [{self.values}])"
 
 
+@dataclass(frozen=True, slots=True)
 class _Root:
     """The root's call, for a hop that ends with it."""
 
-    def __init__(self, fn: Callable[..., Any], bindings: tuple[Binding, ...]) -> None:
-        self.fn = fn
-        self.bindings = bindings
+    fn: Callable[..., Any]
+    bindings: tuple[Binding, ...]
 
 
 class _HopWriter(_Writer):
@@ -206,14 +215,9 @@ class _HopWriter(_Writer):
     """
 
     def __init__(self, outer: _Writer, steps: list[Step], root: _Root | None) -> None:
-        self.names = outer.names
-        self.lines = []
-        self.argument_var = outer.argument_var
+        super().__init__(outer.names, (), 0)
+        self.argument_var = outer.argument_var  # the hop reads the variables of `run` it is passed
         self.context_var = outer.context_var
-        self.adapted = outer.adapted
-        self.in_try = False
-        self.segments = 0
-        self.hops = []
         self.first = steps[0].index
         self.after = steps[-1].index + 1
         self.values = ", ".join(f"v{s.index}" for s in steps)
@@ -242,25 +246,21 @@ class _HopWriter(_Writer):
             self.lines.append(f"    return {self.values}")
             return self.lines
         self.lines.append(f"    if collect: return {self.returned}")
-        adapted = self.adapt(root.bindings)
-        args = [self.expression(b, adapted) for b in root.bindings if b.positional]
-        kwargs = [(b.parameter, self.expression(b, adapted)) for b in root.bindings if not b.positional]
+        arguments = self.arguments_of(root.bindings, self.adapt(root.bindings))
         self.lines.append("    check_cancelled()")
-        call = _call_in_hop(self.names.bind("f", root.fn), args, kwargs)
+        call = _call_in_hop(self.names.bind("f", root.fn), *arguments)
         self.lines.append(f"    return {self.values}, {call}")
         return self.lines
 
     def step(self, step: Step) -> None:
-        adapted = self.adapt(step.bindings)
-        args = [self.expression(b, adapted) for b in step.bindings if b.positional]
-        kwargs = [(b.parameter, self.expression(b, adapted)) for b in step.bindings if not b.positional]
+        arguments = self.arguments_of(step.bindings, self.adapt(step.bindings))
         if not self.in_try:
             self.lines.append("    try:")
             self.in_try = True
         if self.started:  # the first step's cancellation check is the thread hand-off's
             self.lines.append("        check_cancelled()")
         self.started = True
-        call = _call_in_hop(self.names.bind("f", step.fn), args, kwargs)
+        call = _call_in_hop(self.names.bind("f", step.fn), *arguments)
         self.lines.append(f"        v{step.index} = {call}")
         if step.may_ask:
             self.lines.append(f"        if isinstance(v{step.index}, _Question): return {self.returned}")
