@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import copy_context
+from dataclasses import dataclass
 from typing import Any
 
 from mcpdi.engine._callables import identity_of
+from mcpdi.engine._offloaded import joins_hop, offload_hop
 from mcpdi.engine._plan import Argument, ArgumentBinding, Binding, ContextBinding, ResolvedBinding, Step
 
 
@@ -36,6 +39,11 @@ def _call(fn: str, args: list[str], kwargs: list[tuple[str, str]], is_async: boo
     return f"await _offload({', '.join([fn, *args])})"
 
 
+def _call_in_hop(fn: str, args: list[str], kwargs: list[tuple[str, str]]) -> str:
+    """A call inside a hop: in a copy of the hop's context, as a thread hand-off of its own would."""
+    return f"_copy_context().run({', '.join([fn, *args, *(f'{k}={v}' for k, v in kwargs)])})"
+
+
 class _Writer:
     def __init__(self, names: Names, arguments: tuple[Argument, ...], step_count: int) -> None:
         self.names = names
@@ -45,7 +53,9 @@ class _Writer:
         self.values = ", ".join(f"v{i}" for i in range(step_count))
         self.adapted = 0
         self.in_try = False
-        self.segments = 0  # try blocks closed before the last one (adapters split them)
+        self.segments = 0  # try blocks closed before the last one (adapters and hops split them)
+        self.hops: list[str] = []  # the source of the hop functions `run` hands to worker threads
+        self.hop_count = 0
 
     def read_arguments(self, arguments: tuple[Argument, ...]) -> None:
         required = [(i, a) for i, a in enumerate(arguments) if a.required]
@@ -102,6 +112,14 @@ class _Writer:
             case ResolvedBinding():
                 return f"v{binding.edge.provider.index}"
 
+    def arguments_of(
+        self, bindings: tuple[Binding, ...], adapted: dict[str, str]
+    ) -> tuple[list[str], list[tuple[str, str]]]:
+        """The expressions passed by position, and by keyword (parameter, expression)."""
+        args = [self.expression(b, adapted) for b in bindings if b.positional]
+        kwargs = [(b.parameter, self.expression(b, adapted)) for b in bindings if not b.positional]
+        return args, kwargs
+
     def call_of(
         self,
         fn: Callable[..., Any],
@@ -112,9 +130,7 @@ class _Writer:
     ) -> str:
         if adapted is None:
             adapted = self.adapt(bindings)
-        args = [self.expression(b, adapted) for b in bindings if b.positional]
-        kwargs = [(b.parameter, self.expression(b, adapted)) for b in bindings if not b.positional]
-        return _call(self.names.bind("f", fn), args, kwargs, is_async, inline)
+        return _call(self.names.bind("f", fn), *self.arguments_of(bindings, adapted), is_async, inline)
 
     def app_step(self, step: Step) -> None:
         """An app-scoped value: from the scope's cache, computed by `_app_value` on first use."""
@@ -144,6 +160,25 @@ class _Writer:
         if step.may_ask:
             self.lines.append(f"        if isinstance(v{step.index}, _Question): raise _Bail({step.index})")
 
+    def hop(self, steps: list[Step], root: _Root | None) -> None:
+        """Hand `steps` (and `root`) to one worker thread, outside any try: the hop names a
+        failing resolver itself, so its `ResolverError` must not be wrapped again."""
+        if self.in_try:
+            self.close_try()
+        name = f"_hop{self.hop_count}"
+        self.hop_count += 1
+        writer = _HopWriter(self, steps, root)
+        parameters = ", ".join(["check_cancelled", *(["collect"] if root else []), *writer.inputs])
+        self.hops += [f"def {name}({parameters}):", *writer.body(steps, root)]
+        targets = [f"v{s.index}" for s in steps] + (["result"] if root else [])
+        arguments = ", ".join([name, *(["collect"] if root else []), *writer.inputs])
+        self.lines.append(f"    {', '.join(targets)} = await _offload_hop({arguments})")
+        for step in steps:
+            if step.may_ask:
+                self.lines.append(
+                    f"    if isinstance(v{step.index}, _Question): return {self.resume(str(step.index))}"
+                )
+
     def close_try(self) -> None:
         """End a try block; a question hands over to `_resume` outside the handler, so that
         exceptions raised while finishing the round do not chain to the internal `_Bail`."""
@@ -160,8 +195,97 @@ class _Writer:
             f"        raise _resolver_error(_STEPS, [{self.values}], error) from error",
         ]
 
-    def resume(self) -> str:
-        return f"await _resume(_PLAN, collect, arguments, context, answers, ask, at, [{self.values}])"
+    def resume(self, at: str = "at") -> str:
+        return f"await _resume(_PLAN, collect, arguments, context, answers, ask, {at}, [{self.values}])"
+
+
+@dataclass(frozen=True, slots=True)
+class _Root:
+    """The root's call, for a hop that ends with it."""
+
+    fn: Callable[..., Any]
+    bindings: tuple[Binding, ...]
+
+
+class _HopWriter(_Writer):
+    """The body of one hop: a sync function run on a worker thread, returning its steps' values.
+
+    Each resolver runs in a copy of the hop's context after a cancellation check, and the
+    hop returns as soon as one returns a question (the later values unset, the root not run).
+    """
+
+    def __init__(self, outer: _Writer, steps: list[Step], root: _Root | None) -> None:
+        super().__init__(outer.names, (), 0)
+        self.argument_var = outer.argument_var  # the hop reads the variables of `run` it is passed
+        self.context_var = outer.context_var
+        self.first = steps[0].index
+        self.after = steps[-1].index + 1
+        self.values = ", ".join(f"v{s.index}" for s in steps)
+        self.returned = self.values + (", _UNSET" if root is not None else "")
+        self.started = False
+        self.inputs = self.inputs_of(
+            [*(b for s in steps for b in s.bindings), *(root.bindings if root else ())]
+        )
+
+    def inputs_of(self, bindings: list[Binding]) -> list[str]:
+        """The variables of `run` the hop reads, in the order its steps first read them."""
+        inputs: dict[str, None] = {}
+        for binding in bindings:
+            if isinstance(binding, ResolvedBinding) and binding.edge.provider.index >= self.first:
+                continue
+            inputs[self.expression(binding, {})] = None
+        return list(inputs)
+
+    def body(self, steps: list[Step], root: _Root | None) -> list[str]:
+        self.lines.append(f"    {' = '.join(f'v{s.index}' for s in steps)} = _UNSET")
+        for step in steps:
+            self.step(step)
+        if self.in_try:
+            self.close_try()
+        if root is None:
+            self.lines.append(f"    return {self.values}")
+            return self.lines
+        self.lines.append(f"    if collect: return {self.returned}")
+        arguments = self.arguments_of(root.bindings, self.adapt(root.bindings))
+        self.lines.append("    check_cancelled()")
+        call = _call_in_hop(self.names.bind("f", root.fn), *arguments)
+        self.lines.append(f"    return {self.values}, {call}")
+        return self.lines
+
+    def step(self, step: Step) -> None:
+        arguments = self.arguments_of(step.bindings, self.adapt(step.bindings))
+        if not self.in_try:
+            self.lines.append("    try:")
+            self.in_try = True
+        if self.started:  # the first step's cancellation check is the thread hand-off's
+            self.lines.append("        check_cancelled()")
+        self.started = True
+        call = _call_in_hop(self.names.bind("f", step.fn), *arguments)
+        self.lines.append(f"        v{step.index} = {call}")
+        if step.may_ask:
+            self.lines.append(f"        if isinstance(v{step.index}, _Question): return {self.returned}")
+
+    def close_try(self) -> None:
+        self.in_try = False
+        self.lines += self.handlers()
+
+    def handlers(self) -> list[str]:
+        steps = f"_STEPS[{self.first}:{self.after}]"
+        return [
+            "    except Exception as error:",
+            f"        raise _resolver_error({steps}, [{self.values}], error) from error",
+        ]
+
+
+def _groups(steps: tuple[Step, ...]) -> list[list[Step]]:
+    """The steps in run order, grouped: consecutive ones that join hops, every other one alone."""
+    groups: list[list[Step]] = []
+    for step in steps:
+        if groups and joins_hop(step) and joins_hop(groups[-1][-1]):
+            groups[-1].append(step)
+        else:
+            groups.append([step])
+    return groups
 
 
 def generate(
@@ -180,6 +304,8 @@ def generate(
     its signature allows, all in one try block (free in Python 3.11 until something raises).
     After each call one isinstance check hands a question to `_resume`, which finishes the same
     round with the values computed so far; a failing resolver is the first one without a value.
+    Consecutive offloaded sync resolvers, and a sync root after them, run in one function
+    handed to a worker thread (a hop, `_hopN` before `run` in the source).
     `collect=True` returns the root's parameter values instead of calling it.
     """
     writer = _Writer(names, arguments, len(steps))
@@ -207,8 +333,14 @@ def generate(
     if steps:
         lines.append(f"    {' = '.join(f'v{i}' for i in range(len(steps)))} = _UNSET")
     init_at = len(lines)
-    for step in steps:
-        writer.step(step)
+    joined = False  # the root runs in the last hop
+    for group in _groups(steps):
+        with_root = not root_is_async and not root_inline and group[-1] is steps[-1]
+        if joins_hop(group[0]) and (len(group) > 1 or with_root):
+            writer.hop(group, _Root(root, root_bindings) if with_root else None)
+            joined = with_root
+        else:
+            writer.step(group[0])
     last_try = writer.in_try
     if last_try:
         # The last try block ends in `else:` with the tail, so the path without questions pays
@@ -219,10 +351,15 @@ def generate(
     adapted = writer.adapt(root_bindings)
     items = ", ".join(f"{b.parameter!r}: {writer.expression(b, adapted)}" for b in root_bindings)
     lines.append(f"    if collect: return {{{items}}}")
-    lines.append(f"    return {writer.call_of(root, root_bindings, root_is_async, root_inline, adapted)}")
+    if joined:
+        lines.append("    return result")
+    else:
+        lines.append(f"    return {writer.call_of(root, root_bindings, root_is_async, root_inline, adapted)}")
     if last_try:
         lines[tail_start:] = ["    " + line for line in lines[tail_start:]]
         lines.append(f"    return {writer.resume()}")
     if writer.segments:
         lines.insert(init_at, "    at = -1")
-    return "\n".join(lines) + "\n"
+    if writer.hops:
+        names.namespace.update(_offload_hop=offload_hop, _copy_context=copy_context)
+    return "\n".join([*writer.hops, *lines]) + "\n"

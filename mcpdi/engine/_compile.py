@@ -248,7 +248,16 @@ def _register_source(plan_name: str, source: str) -> str:
 
 
 def _named(run: Any, plan_name: str, filename: str) -> Any:
-    """The generated `run`, its code renamed after the plan (the shared code object stays as is)."""
+    """The generated `run`, its code renamed after the plan (the shared code object stays as is).
+
+    The hop functions defined with it (`_hopN`) are renamed `<plan>._hopN` in the same file.
+    """
+    generated = run.__code__.co_filename
+    for name, value in run.__globals__.items():
+        code = getattr(value, "__code__", None)
+        if name.startswith("_hop") and code is not None and code.co_filename == generated:
+            hop_name = f"{plan_name}.{name}"
+            value.__code__ = code.replace(co_filename=filename, co_name=hop_name, co_qualname=hop_name)
     run.__code__ = run.__code__.replace(co_filename=filename, co_name=plan_name, co_qualname=plan_name)
     run.__name__ = run.__qualname__ = plan_name
     return run

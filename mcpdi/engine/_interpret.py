@@ -7,6 +7,9 @@ asks; both must agree on values and on exceptions (`tests/engine/test_engine_pro
 - an adapter's exception passes unchanged: adapters are applied outside the resolver's `try`;
 - a step whose `may_ask` is False is never checked for a question: its value is injected as is.
 
+- consecutive offloaded sync resolvers (and a sync root after them) share one worker-thread
+  call, a hop (`_offloaded.py`); a question ends the hop after the step that asked.
+
 The interpreter alone also runs what the generated code hands over whole (cleanup,
 call-scoped and concurrent resolvers), and it decides what answers do: an answer is shaped
 for each consumer as soon as it arrives, so a refusing adapter ends the round before any
@@ -18,12 +21,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
+from contextvars import copy_context
 from types import MappingProxyType
 from typing import Any
 
 from mcpdi.engine._callables import identity_of
 from mcpdi.engine._cleanup import Entered, RoundOutcome, close, close_shielded, enter
 from mcpdi.engine._errors import MissingArgument, ResolverError
+from mcpdi.engine._offloaded import hop_from, joins_hop, offload_hop
 from mcpdi.engine._plan import (
     ArgumentBinding,
     AskCallback,
@@ -48,6 +53,7 @@ class Unset:
 
 
 UNSET: Any = Unset()
+ROOT = -1  # the key of the root's result among the values a hop returns
 
 
 async def offload(fn: Callable[..., Any], *args: Any) -> Any:
@@ -221,7 +227,7 @@ async def _finish(
         if step.deferred and pending:
             break  # the rest waits for a round in which nothing is pending
         value = values[index]
-        if value is UNSET:
+        if value is UNSET or index in ready:  # a hop has set the values it returns
             if any(edge.provider.index in blocked for edge in step.edges):
                 blocked.add(index)
                 continue
@@ -234,6 +240,9 @@ async def _finish(
                 value = ready.pop(index)
             elif step.concurrent and len(batch := batch_from(plan, index, values, blocked, UNSET)) > 1:
                 ready = await run_together(batch, state.arguments_of, resolver_error)
+                value = ready.pop(index)
+            elif joins_hop(step) and (hop := _hop(plan, index, values, blocked, bool(pending), collect)):
+                ready = await offload_hop(_run_hop, state, *hop)
                 value = ready.pop(index)
             else:
                 args, kwargs = state.arguments_of(step.bindings)  # adapters: outside the try
@@ -268,8 +277,53 @@ async def _finish(
         return NeedsInput(tuple(pending), MappingProxyType(state.kept))
     if collect:
         return {b.parameter: state.value_of(b) for b in plan.bindings}
+    if ROOT in ready:
+        return ready[ROOT]
     args, kwargs = state.arguments_of(plan.bindings)
     return await _invoke(plan.fn, args, kwargs, plan.is_async, plan.inline)
+
+
+def _hop(
+    plan: Plan, start: int, values: list[Any], blocked: set[int], pending: bool, collect: bool
+) -> tuple[list[Step], bool] | None:
+    """The steps that share `start`'s hop, and whether the root joins it; None for a lone step.
+
+    The root joins when the hop ends the plan in a round without pending questions: it would
+    run on a worker thread right after, unless a step of the hop asks.
+    """
+    steps = hop_from(plan.steps, start, values, blocked, pending, UNSET)
+    with_root = (
+        not collect
+        and not pending
+        and not plan.is_async
+        and not plan.inline
+        and steps[-1].index == len(plan.steps) - 1
+    )
+    return (steps, with_root) if len(steps) > 1 or with_root else None
+
+
+def _run_hop(
+    check_cancelled: Callable[[], None], state: _Round, steps: list[Step], with_root: bool
+) -> dict[int, Any]:
+    """On a worker thread: the values of `steps` by index, up to the first question; with
+    `with_root` and no question, the root's result too (at `ROOT`), its exceptions unchanged."""
+    ready: dict[int, Any] = {}
+    for step in steps:
+        args, kwargs = state.arguments_of(step.bindings)  # adapters: outside the try
+        if ready:
+            check_cancelled()  # the first step's cancellation check is the thread hand-off's
+        try:
+            value = copy_context().run(step.fn, *args, **kwargs)
+        except Exception as error:
+            raise resolver_error(step, error) from error
+        state.values[step.index] = ready[step.index] = value
+        if step.may_ask and isinstance(value, Question):
+            return ready
+    if with_root:
+        args, kwargs = state.arguments_of(state.plan.bindings)
+        check_cancelled()
+        ready[ROOT] = copy_context().run(state.plan.fn, *args, **kwargs)
+    return ready
 
 
 async def _compute(step: Step, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, Entered | None]:

@@ -12,7 +12,9 @@ class Resolve:
     """Fill the annotated parameter with `fn`'s result.
 
     `inline=True` calls a sync `fn` on the event-loop thread instead of a worker thread
-    (for cheap, non-blocking resolvers); it has no effect on async resolvers.
+    (for cheap, non-blocking resolvers); it has no effect on async resolvers. Sync resolvers
+    that follow each other in run order share one worker-thread call, and a sync root after
+    them joins it; an async or inline resolver between them starts a new one.
     `validate=True` asks the host to check each value `fn` returns against the parameter's
     annotation before handing it over (`Edge.validate`; the engine itself checks nothing).
 

@@ -180,18 +180,19 @@ def test_a_round_finished_after_a_question_computes_what_the_straight_path_compu
     adapted = data.draw(
         st.sets(st.sampled_from([(i, j) for i in range(size) for j in providers[i]] or [(0, 0)]))
     )
+    inline = data.draw(st.lists(st.booleans(), min_size=size + 1, max_size=size + 1))  # the gate last
     namespace: dict[str, Any] = {"Annotated": Annotated, "Resolve": Resolve, "maybe_ask": maybe_ask}
     lines: list[str] = []
     for i in range(size):
-        params = [f"p{j}: 'Annotated[int, Resolve(f{j}, inline=True)]'" for j in providers[i]]
+        params = [f"p{j}: 'Annotated[int, Resolve(f{j}, inline={inline[j]})]'" for j in providers[i]]
         if keyword[i]:
             params = ["*", *params] if params else params
         keyword_def = "async def" if is_async[i] else "def"
         total = " + ".join([str(i), *(f"p{j}" for j in providers[i])])
-        gate = "gate: 'Annotated[int, Resolve(maybe_ask, inline=True)]'"
+        gate = f"gate: 'Annotated[int, Resolve(maybe_ask, inline={inline[size]})]'"
         lines += [f"{keyword_def} f{i}({', '.join([gate, *params])}):"]
         lines += [f"    return {total}"]
-    params = ", ".join(f"p{i}: 'Annotated[int, Resolve(f{i}, inline=True)]'" for i in range(size))
+    params = ", ".join(f"p{i}: 'Annotated[int, Resolve(f{i}, inline={inline[i]})]'" for i in range(size))
     lines += [f"async def root(ask: bool, {params}):", "    return 0"]
     exec("\n".join(lines), namespace)
 
@@ -235,19 +236,25 @@ class AdapterBoom(Exception):
     pass
 
 
-Failure = tuple[str, int] | tuple[str, tuple[int, int]] | None  # ("resolver", i) / ("adapter", edge)
+Failure = tuple[str, int] | tuple[str, tuple[int, int]] | None  # ("resolver"/"root", i) / ("adapter", edge)
+Root = str  # "async", "sync" (offloaded: it may join the last hop) or "inline"
 
 
 @st.composite
-def failing_graphs(draw: st.DrawFn) -> tuple[Dag, int, Failure, list[bool]]:
-    size, providers, is_async = draw(dags())
-    asker = draw(st.integers(min_value=0, max_value=size - 1))
+def failing_graphs(draw: st.DrawFn) -> tuple[Dag, set[int], Failure, list[bool], list[bool], Root]:
+    size, providers, _ = draw(dags())
+    mostly_false = st.sampled_from([False, False, True])  # sync and offloaded: long hops are common
+    is_async = draw(st.lists(mostly_false, min_size=size, max_size=size))
+    askers = draw(st.sets(st.integers(min_value=0, max_value=size - 1), min_size=1, max_size=3))
     edges = [(i, j) for i in range(size) for j in providers[i]]
-    failures: list[Failure] = [None, *(("resolver", i) for i in range(size))]
-    failures += [("adapter", edge) for edge in edges]
-    failure = draw(st.sampled_from(failures))
+    kinds: list[list[Failure]] = [[None], [("root", 0)], [("resolver", i) for i in range(size)]]
+    if edges:
+        kinds.append([("adapter", edge) for edge in edges])
+    failure = draw(st.sampled_from(draw(st.sampled_from(kinds))))  # each kind as likely as another
     keyword = draw(st.lists(st.booleans(), min_size=size, max_size=size))
-    return (size, providers, is_async), asker, failure, keyword
+    inline = draw(st.lists(mostly_false, min_size=size, max_size=size))
+    root: Root = draw(st.sampled_from(["async", "sync", "inline"]))
+    return (size, providers, is_async), askers, failure, keyword, inline, root
 
 
 def outcome(run: Any, *args: Any) -> tuple[str, Any]:
@@ -261,28 +268,31 @@ def outcome(run: Any, *args: Any) -> tuple[str, Any]:
     return ("needs", value) if isinstance(value, NeedsInput) else ("value", value)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(failing_graphs())
 def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptions_as_the_straight_path(
-    case: tuple[Dag, int, Failure, list[bool]],
+    case: tuple[Dag, set[int], Failure, list[bool], list[bool], Root],
 ) -> None:
-    (size, providers, is_async), asker, failure, keyword = case
+    (size, providers, is_async), askers, failure, keyword, inline, root = case
     namespace: dict[str, Any] = {"Annotated": Annotated, "Resolve": Resolve, "Carry": Carry, "Boom": Boom}
     lines: list[str] = []
     for i in range(size):
-        params = [f"p{j}: 'Annotated[int, Resolve(f{j}, inline=True)]'" for j in providers[i]]
+        params = [f"p{j}: 'Annotated[int, Resolve(f{j}, inline={inline[j]})]'" for j in providers[i]]
         if keyword[i] and params:
             params = ["*", *params]
         lines.append(f"{'async def' if is_async[i] else 'def'} f{i}({', '.join(['ask: bool', *params])}):")
         if failure == ("resolver", i):
             lines.append(f"    raise Boom({i})")
         total = " + ".join([str(i), *(f"p{j}" for j in providers[i])])
-        if i == asker:
+        if i in askers:
             lines.append(f"    return Carry({total}) if ask else {total}")
         else:
             lines.append(f"    return {total}")
-    params = ", ".join(f"p{i}: 'Annotated[int, Resolve(f{i}, inline=True)]'" for i in range(size))
-    lines += [f"async def root(ask: bool, {params}):", "    return 0"]
+    params = ", ".join(f"p{i}: 'Annotated[int, Resolve(f{i}, inline={inline[i]})]'" for i in range(size))
+    lines.append(f"{'async def' if root == 'async' else 'def'} root(ask: bool, {params}):")
+    if failure == ("root", 0):
+        lines.append("    raise Boom('root')")
+    lines.append(f"    return {' + '.join(['0', *(f'p{i}' for i in range(size))])}")
     exec("\n".join(lines), namespace)
 
     def adapt(edge: Edge) -> Adapter | None:
@@ -297,14 +307,17 @@ def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptio
             return Adapter(plain=fail, answered=fail)
         return Adapter(plain=lambda v: v + 1000, answered=lambda v: v + 1000)
 
-    plan = compile_plan(namespace["root"], adapt=adapt)
-    straight = outcome(plan.resolve, {"ask": False})
-    if straight[0] == "value":
-        straight = ("value", straight[1] | {"ask": True})
-    assert outcome(plan.resolve, {"ask": True}, EMPTY, None, answer_one) == straight
-    first = outcome(plan.resolve, {"ask": True})
-    if first[0] == "needs":
-        answers = {a.key: Answer(a.digest, None) for a in first[1].questions}
-        assert outcome(plan.resolve, {"ask": True}, EMPTY, answers) == straight
-    else:
-        assert first == straight
+    plan = compile_plan(namespace["root"], adapt=adapt, root_inline=root == "inline")
+    for run in (plan.resolve, plan.run):  # the root's values, and the root's call (in the hop when sync)
+        straight = outcome(run, {"ask": False})
+        if straight[0] == "value" and run is plan.resolve:
+            straight = ("value", straight[1] | {"ask": True})
+        assert outcome(run, {"ask": True}, EMPTY, None, answer_one) == straight
+        rounds = outcome(run, {"ask": True})
+        answers: dict[str, Answer] = {}
+        for _ in askers:  # an asker that depends on another is asked in a later round
+            if rounds[0] != "needs":
+                break
+            answers |= {a.key: Answer(a.digest, None) for a in rounds[1].questions}
+            rounds = outcome(run, {"ask": True}, EMPTY, answers)
+        assert rounds == straight
