@@ -56,6 +56,10 @@ def sse_messages(response: httpx2.Response) -> list[dict[str, Any]]:
     return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: {")]
 
 
+def client_of(app: Starlette) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(transport=httpx2.ASGITransport(app), base_url="http://127.0.0.1:8000")
+
+
 @asynccontextmanager
 async def two_apps(redis_url: str, **options: Any) -> AsyncIterator[tuple[httpx2.AsyncClient, ...]]:
     """Two apps serving one server, sharing sessions through Redis: a client for each."""
@@ -63,10 +67,7 @@ async def two_apps(redis_url: str, **options: Any) -> AsyncIterator[tuple[httpx2
         build_http_app(bookshop(), sessions=RedisSessions(redis_url), **options) for _ in range(2)
     ]
     async with apps[0].router.lifespan_context(apps[0]), apps[1].router.lifespan_context(apps[1]):
-        clients = [
-            httpx2.AsyncClient(transport=httpx2.ASGITransport(app), base_url="http://127.0.0.1:8000")
-            for app in apps
-        ]
+        clients = [client_of(app) for app in apps]
         async with clients[0], clients[1]:
             yield tuple(clients)
 
@@ -129,6 +130,15 @@ async def test_a_session_belongs_to_the_credential_that_created_it_on_every_app(
             assert stolen.json()["error"] == {"code": -32600, "message": "Session not found"}
             own = await post(client, session_id, listing, "client-a")
             assert sse_messages(own)[-1]["result"]["tools"][0]["name"] == "shout"
+
+
+async def test_a_session_lives_on_when_the_app_that_created_it_stops(redis_url: str) -> None:
+    first, second = (build_http_app(bookshop(), sessions=RedisSessions(redis_url)) for _ in range(2))
+    async with first.router.lifespan_context(first), client_of(first) as client:
+        session_id = await initialize(client)
+    async with second.router.lifespan_context(second), client_of(second) as client:
+        answer = await post(client, session_id, call(1, "shout", {"times": 1}))
+        assert sse_messages(answer)[-1]["result"]["content"][0]["text"] == "done"
 
 
 async def test_an_idle_shared_session_expires_on_every_app(redis_url: str) -> None:

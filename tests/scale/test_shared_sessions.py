@@ -204,7 +204,17 @@ def test_a_redis_that_goes_away_fails_the_session_requests_clearly_and_they_reco
         with shared_deployment(tmp_path, redis) as deployed:
             session_id = initialize(deployed.eu)
             assert text_of(call(deployed.us, session_id, "whoami", {}, 1)) == "us1"
-            redis.process.send_signal(signal.SIGSTOP)  # stops answering; keeps its data
+            body = request(2, "tools/call", {"name": "steps", "arguments": {"count": 4}})
+            with post_stream(deployed.eu, session_id, body) as response:
+                received = events(response)
+                next(received)  # the call runs
+                redis.process.send_signal(signal.SIGSTOP)  # stops answering; keeps its data
+                rest = [event.message for event in received if event.message is not None]
+            # A call already running needs no Redis: its events and answer still arrive.
+            assert [m.get("params", {}).get("data") for m in rest[:-1]] == [
+                f"step {n} on eu1" for n in range(4)
+            ]
+            assert text_of(rest[-1]) == "4 steps on eu1"
             try:
                 for url in (deployed.eu, deployed.us):
                     refused = httpx2.post(url, content=request(2, "tools/list"), headers=headers(session_id))
