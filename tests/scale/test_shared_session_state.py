@@ -6,6 +6,7 @@ Each app has its own `RedisSessions`, as two processes would; requests go to the
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -195,3 +196,40 @@ def test_shared_sessions_and_a_stateless_endpoint_exclude_each_other(redis_url: 
         ValueError, match="sessions= keeps handshake-era sessions, which stateless=True turns off"
     ):
         build_http_app(bookshop(), stateless=True, sessions=RedisSessions(redis_url))
+
+
+async def test_the_redis_event_store_reads_after_a_number_takes_a_write_twice_and_trims(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = RedisSessions(redis_url, prefix="mcpdi:test-events:")
+    events = store.events
+    try:
+        assert not await events.exists("s:1")
+        await events.append("s:1", [(0, b"zero"), (1, b"one"), (2, b"two")], ttl=60)
+        with caplog.at_level(logging.WARNING, "mcpdi_transport"):
+            await events.append("s:1", [(2, b"two"), (3, b"three")], ttl=60)  # a retried batch
+        assert caplog.records == []
+        assert await events.read("s:1", 1, wait=0.01) == ([(2, b"two"), (3, b"three")], False)
+        await events.trim("s:1", 2)
+        assert await events.read("s:1", 0, wait=0.01) == ([(2, b"two"), (3, b"three")], False)
+        await events.end("s:1", ttl=60)
+        assert await events.read("s:1", 3, wait=0.01) == ([], True)
+        assert await events.exists("s:1")
+    finally:
+        await store.aclose()
+
+
+async def test_the_redis_registry_creates_once_saves_only_live_sessions_and_deletes(redis_url: str) -> None:
+    store = RedisSessions(redis_url, prefix="mcpdi:test-registry:")
+    try:
+        assert await store.create("a", "one", ttl=60)
+        assert not await store.create("a", "two", ttl=60)
+        assert await store.load("a", ttl=60) == "one"
+        assert await store.save("a", "three", ttl=60)
+        assert await store.touch(["a", "b"], ttl=None) == [True, False]
+        assert await store.delete("a")
+        assert not await store.delete("a")
+        assert not await store.save("a", "four", ttl=60)  # an ended session is not brought back
+        assert await store.load("a", ttl=60) is None
+    finally:
+        await store.aclose()
