@@ -20,6 +20,7 @@ from typing import Any, Final, cast
 
 import anyio
 from mcp_types import ClientCapabilities, Implementation
+from pydantic import BaseModel
 from starlette.types import Message, Receive, Scope, Send
 
 from mcpdi import get_access_token
@@ -51,6 +52,11 @@ _LOCAL_KEEP: Final = 60.0
 def _principal() -> list[str | None] | None:
     token = get_access_token()
     return None if token is None else [token.client_id, token.subject]
+
+
+def _wire(model: BaseModel) -> dict[str, Any]:
+    """A wire type as the client sent it (its field names, no empty fields)."""
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def _stream_key(session_id: str, stream_id: str) -> str:
@@ -99,8 +105,8 @@ class SharedSession(LegacySession):
         return json.dumps(
             {
                 "protocolVersion": c.protocol_version,
-                "clientCapabilities": None if capabilities is None else capabilities.model_dump(mode="json"),
-                "clientInfo": None if info is None else info.model_dump(mode="json"),
+                "clientCapabilities": None if capabilities is None else _wire(capabilities),
+                "clientInfo": None if info is None else _wire(info),
                 "logLevel": c.log_level,
                 "initialized": c.initialized,
                 "principal": self.principal,

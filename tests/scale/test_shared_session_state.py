@@ -43,6 +43,15 @@ def bookshop() -> MCPServer:
             await ctx.info(f"{n:04d} " + "x" * 1000)
         return "done"
 
+    @mcp.tool()
+    def client(ctx: Context) -> str:
+        """Who initialized the session, and whether it tells of changed roots."""
+        info, capabilities = ctx.client_info, ctx.client_capabilities
+        assert info is not None
+        assert capabilities is not None
+        assert capabilities.roots is not None
+        return f"{info.name} {info.version}, roots listChanged={capabilities.roots.list_changed}"
+
     return mcp
 
 
@@ -89,7 +98,12 @@ async def post(
 
 
 async def initialize(client: httpx2.AsyncClient, token: str | None = None) -> str:
-    params = {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    capabilities = {"roots": {"listChanged": True}}
+    params = {
+        "protocolVersion": VERSION,
+        "capabilities": capabilities,
+        "clientInfo": {"name": "t", "version": "0"},
+    }
     response = await post(
         client, None, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}, token
     )
@@ -107,6 +121,13 @@ def call(id_: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         "method": "tools/call",
         "params": {"name": name, "arguments": arguments},
     }
+
+
+async def test_what_initialize_negotiated_on_one_app_is_known_to_the_other(redis_url: str) -> None:
+    async with two_apps(redis_url) as (first, second):
+        session_id = await initialize(first)
+        answer = sse_messages(await post(second, session_id, call(1, "client", {})))[-1]
+        assert answer["result"]["content"][0]["text"] == "t 0, roots listChanged=True"
 
 
 async def test_a_log_level_set_through_one_app_holds_for_calls_on_the_other(redis_url: str) -> None:
