@@ -203,9 +203,6 @@ def build_http_app(
                 endpoint.running = None
                 endpoint.legacy.end_all()
                 group.cancel_scope.cancel()
-                if sessions is not None:
-                    with anyio.CancelScope(shield=True), anyio.move_on_after(2):
-                        await sessions.aclose()
 
     mcp_routes: list[BaseRoute] = [Route(path, endpoint=endpoint)]
     if (token_verifier is None) != (auth is None):

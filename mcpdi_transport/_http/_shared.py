@@ -144,14 +144,25 @@ class SharedLegacyEndpoint(LegacyEndpoint):
         self._running: Running | None = None
 
     async def run(self, running: Running) -> None:
-        """Copy events to the store, take other processes' messages, check replicas; until cancelled."""
+        """Copy events to the store, take other processes' messages, check replicas; until cancelled.
+
+        Then the last events (the ends of the streams the app's shutdown closed) are written,
+        so that clients resuming them elsewhere see them end, and the store is closed.
+        """
         self._running = running
-        async with anyio.create_task_group() as group:
-            group.start_soon(self.mirror.run)
-            group.start_soon(self._listen)
-            while True:
-                await anyio.sleep(min(_LOCAL_KEEP, self.ttl / 3))
-                self.sweep_idle()
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(self.mirror.run)
+                group.start_soon(self._listen)
+                while True:
+                    await anyio.sleep(min(_LOCAL_KEEP, self.ttl / 3))
+                    self.sweep_idle()
+        finally:
+            with anyio.CancelScope(shield=True):
+                with anyio.move_on_after(1):
+                    await self.mirror.flush()
+                with anyio.move_on_after(1):
+                    await self.store.aclose()
 
     # -- replicas -----------------------------------------------------------------------------
 

@@ -73,6 +73,14 @@ class Mirror:
             for _ in batch:
                 self._pending.popleft()
 
+    async def flush(self) -> None:
+        """Write what is pending once, outside `run` (the app is stopping)."""
+        try:
+            await self._write(list(self._pending))
+        except StoreUnavailable as error:
+            logger.error("%d SSE events were not copied to the shared store: %s", len(self._pending), error)
+        self._pending.clear()
+
     async def _write(self, batch: list[_Write]) -> None:
         added: list[tuple[int, bytes]] = []
         key = ""

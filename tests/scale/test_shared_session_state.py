@@ -52,6 +52,12 @@ def bookshop() -> MCPServer:
         assert capabilities.roots is not None
         return f"{info.name} {info.version}, roots listChanged={capabilities.roots.list_changed}"
 
+    @mcp.tool()
+    async def forever() -> str:
+        """Never answer."""
+        await anyio.sleep_forever()
+        return "never"
+
     return mcp
 
 
@@ -161,6 +167,27 @@ async def test_a_session_lives_on_when_the_app_that_created_it_stops(redis_url: 
     async with second.router.lifespan_context(second), client_of(second) as client:
         answer = await post(client, session_id, call(1, "shout", {"times": 1}))
         assert sse_messages(answer)[-1]["result"]["content"][0]["text"] == "done"
+
+
+async def test_an_app_that_stops_ends_its_streams_in_the_store_too(redis_url: str) -> None:
+    app = build_http_app(bookshop(), sessions=RedisSessions(redis_url))
+    answers: list[tuple[str, httpx2.Response]] = []
+    async with client_of(app) as client, anyio.create_task_group() as group:
+
+        async def call_forever(session_id: str) -> None:
+            answers.append((session_id, await post(client, session_id, call(1, "forever", {}))))
+
+        async with app.router.lifespan_context(app):
+            group.start_soon(call_forever, await initialize(client))
+            await anyio.sleep(0.3)
+        # The app stopped with the call running; the call's stream ends.
+    ((session_id, answer),) = answers
+    stream_id = answer.text.partition("id: ")[2].partition("-")[0]
+    store: Any = redis.asyncio.Redis.from_url(redis_url)
+    try:
+        assert await store.xrange(f"mcpdi:session:events:{session_id}:{stream_id}", "2-0", "2-0")
+    finally:
+        await store.aclose()
 
 
 async def test_an_idle_shared_session_expires_on_every_app(redis_url: str) -> None:
