@@ -24,10 +24,13 @@ if TYPE_CHECKING:
     from mcpdi_transport._client._rounds import RoundLimitExceeded as RoundLimitExceeded
     from mcpdi_transport._client._stdio import StdioTarget as StdioTarget
     from mcpdi_transport._http._app import build_http_app as build_http_app
+    from mcpdi_transport._http._store import EventStore as EventStore
+    from mcpdi_transport._http._store import SessionStore as SessionStore
     from mcpdi_transport._jwt import JwtVerifier as JwtVerifier
     from mcpdi_transport._listen import CannotListen as CannotListen
     from mcpdi_transport._redis import RedisReplayStore as RedisReplayStore
     from mcpdi_transport._redis import StoreUnavailable as StoreUnavailable
+    from mcpdi_transport._redis_sessions import RedisSessions as RedisSessions
     from mcpdi_transport._serve import run_server as run_server
     from mcpdi_transport._serve import serve_http as serve_http
     from mcpdi_transport._stdio import serve_stdio as serve_stdio
@@ -39,6 +42,7 @@ __all__ = (
     "Client",
     "ConnectionLost",
     "ElicitationCallback",
+    "EventStore",
     "Inbound",
     "JwtVerifier",
     "ListRootsCallback",
@@ -46,9 +50,11 @@ __all__ = (
     "MessageHandler",
     "ProgressCallback",
     "RedisReplayStore",
+    "RedisSessions",
     "RequestContext",
     "RoundLimitExceeded",
     "SamplingCallback",
+    "SessionStore",
     "StdioTarget",
     "StoreUnavailable",
     "build_http_app",
@@ -77,6 +83,9 @@ _HOMES = {
     "StdioTarget": "mcpdi_transport._client._stdio",
     "RedisReplayStore": "mcpdi_transport._redis",
     "StoreUnavailable": "mcpdi_transport._redis",
+    "RedisSessions": "mcpdi_transport._redis_sessions",
+    "EventStore": "mcpdi_transport._http._store",
+    "SessionStore": "mcpdi_transport._http._store",
     "run_server": "mcpdi_transport._serve",
     "serve_http": "mcpdi_transport._serve",
     "serve_stdio": "mcpdi_transport._stdio",

@@ -130,6 +130,11 @@ def _parser() -> argparse.ArgumentParser:
         help="keep used requestState ids in this Redis (redis://127.0.0.1:6379/0), shared by all processes",
     )
     run.add_argument(
+        "--shared-sessions",
+        action="store_true",
+        help="HTTP: keep 2025-11-25 sessions in the --redis Redis too, so any process serves any session",
+    )
+    run.add_argument(
         "--state-keys-file",
         type=Path,
         metavar="PATH",
@@ -248,6 +253,24 @@ def _without_option(argv: Sequence[str], option: str) -> list[str]:
     return kept
 
 
+def _check_shared_sessions(arguments: argparse.Namespace) -> None:
+    if arguments.transport != "http":
+        msg = "--shared-sessions needs --transport http: a stdio server has one client, on one pipe"
+        raise ConfigurationError(msg)
+    if arguments.redis is None:
+        msg = "--shared-sessions keeps the sessions in Redis: add --redis redis://127.0.0.1:6379/0"
+        raise ConfigurationError(msg)
+
+
+def _shared_sessions(arguments: argparse.Namespace) -> dict[str, Any]:
+    """`sessions=RedisSessions(url)` for `serve_http` with `--shared-sessions`, else nothing."""
+    if not arguments.shared_sessions:
+        return {}
+    from mcpdi_transport._redis_sessions import RedisSessions
+
+    return {"sessions": RedisSessions(arguments.redis)}
+
+
 def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
     import anyio
 
@@ -270,6 +293,7 @@ def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
         limit_concurrency=arguments.max_connections,
         session_id_prefix=arguments.session_prefix,
         **inherited,
+        **_shared_sessions(arguments),
     )
 
     async def serve_and_announce() -> None:
@@ -331,6 +355,8 @@ def _run(arguments: argparse.Namespace, argv: Sequence[str]) -> None:
         keys = read_key_ring(arguments.state_keys_file)
         if arguments.workers > 1:
             _check_workers(arguments)
+        if arguments.shared_sessions:
+            _check_shared_sessions(arguments)
         with quiet:
             server = find_server(load_module(path), path, name)
         configure_state(server, keys, arguments.redis)

@@ -42,20 +42,24 @@ class _Answer:
 class OutboundRequests:
     """The requests a connection has sent to the client and still waits on, by id."""
 
-    __slots__ = ("_count", "_waiting", "timeout")
+    __slots__ = ("_count", "_id_prefix", "_waiting", "timeout")
 
-    def __init__(self, *, timeout: float = math.inf) -> None:
+    def __init__(self, *, timeout: float = math.inf, id_prefix: str | None = None) -> None:
         self._count = 0
+        self._id_prefix = id_prefix
+        """With a prefix, ids are `"<prefix><n>"` strings: unique among several processes of one session."""
         self._waiting: dict[str, _Answer] = {}
         self.timeout = timeout
         """Seconds one request waits for its answer before it fails."""
 
-    def deliver(self, message: Mapping[str, Any]) -> None:
-        """Route the client's response to the request waiting for it; any other is dropped."""
+    def deliver(self, message: Mapping[str, Any]) -> bool:
+        """Route the client's response to the request waiting for it; False when none waits here."""
         answer = self._waiting.get(request_key(message.get("id")))
-        if answer is not None and not answer.arrived.is_set():
-            answer.message = message
-            answer.arrived.set()
+        if answer is None or answer.arrived.is_set():
+            return False
+        answer.message = message
+        answer.arrived.set()
+        return True
 
     def fail_all(self) -> None:
         """No response can come any more: every request still waiting fails."""
@@ -77,7 +81,7 @@ class OutboundRequests:
         `timeout` seconds (the client is then told to stop working on it).
         """
         self._count += 1
-        request_id: RequestId = self._count
+        request_id: RequestId = self._count if self._id_prefix is None else f"{self._id_prefix}{self._count}"
         key = request_key(request_id)
         answer = _Answer()
         self._waiting[key] = answer

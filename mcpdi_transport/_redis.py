@@ -19,15 +19,30 @@ class StoreUnavailable(ConnectionError):
     """The shared store did not answer; the request that needed it is refused, nothing else stops."""
 
 
-def _client_for(url: str, timeout: float) -> Any:
+def redis_client(url: str, timeout: float, *, retry_closed: bool = False) -> Any:
+    """A client with short timeouts: a store that went away must fail the request, not hang it.
+
+    With `retry_closed`, a command whose pooled connection the server had closed (Redis
+    restarted) is sent once more on a new one; only for commands that may run twice.
+    """
     try:
         import redis.asyncio
+        import redis.asyncio.retry
+        import redis.backoff
+        import redis.exceptions
     except ImportError as error:
         msg = "a Redis store needs the redis package: pip install 'mcpdi[redis]'"
         raise ImportError(msg) from error
-    # Short timeouts: a store that went away must fail the request, not hang it.
     redis_class: Any = redis.asyncio.Redis
-    return redis_class.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+    retrying: dict[str, Any] = {}
+    if retry_closed:
+        retrying = {
+            "retry": redis.asyncio.retry.Retry(
+                redis.backoff.NoBackoff(), 1, supported_errors=(redis.exceptions.ConnectionError,)
+            ),
+            "retry_on_error": [redis.exceptions.ConnectionError],
+        }
+    return redis_class.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout, **retrying)
 
 
 class RedisReplayStore:
@@ -49,7 +64,7 @@ class RedisReplayStore:
         timeout: float = 2.0,
         client: Any = None,
     ) -> None:
-        self._client: Any = client if client is not None else _client_for(url, timeout)
+        self._client: Any = client if client is not None else redis_client(url, timeout)
         self.prefix = prefix
         self._down = False
 

@@ -29,6 +29,8 @@ from mcpdi_transport._http._security import (
     security_policy,
 )
 from mcpdi_transport._http._session import DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_MAX_BUFFERED_BYTES
+from mcpdi_transport._http._shared import SharedLegacyEndpoint
+from mcpdi_transport._http._store import SessionStore
 from mcpdi_transport._listen import ServesMCP
 
 __all__ = ("build_http_app",)
@@ -46,10 +48,10 @@ class _Endpoint:
     the session endpoint (protocol.md §1.6).
     """
 
-    def __init__(self, policy: SecurityPolicy, options: AppOptions) -> None:
+    def __init__(self, policy: SecurityPolicy, options: AppOptions, sessions: SessionStore | None) -> None:
         self.policy = policy
         self.options = options
-        self.legacy = LegacyEndpoint(options)
+        self.legacy = LegacyEndpoint(options) if sessions is None else SharedLegacyEndpoint(options, sessions)
         self.running: Running | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -124,6 +126,7 @@ def build_http_app(
     client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
     session_id_prefix: str = "",
+    sessions: SessionStore | None = None,
     debug: bool = False,
     routes: Sequence[BaseRoute] = (),
     token_verifier: TokenVerifier | None = None,
@@ -152,6 +155,9 @@ def build_http_app(
     - `session_id_prefix`: starts every `Mcp-Session-Id` this process mints, so a gateway
       in front of several processes can send a session's requests to the one that holds it
       (letters, digits, `-`, `_` and `.` only).
+    - `sessions`: keep handshake-era sessions in this store (`RedisSessions(url)`), shared
+      by every process using it, so any process serves any session, mid-call answers and
+      resumption included; by default each process keeps its own in memory.
     - `routes`: plain Starlette routes served next to the MCP endpoint (health checks, ...).
     - `token_verifier` and `auth`: bearer-token auth on the MCP endpoint (401/403 with a
       `WWW-Authenticate` challenge) and the Protected Resource Metadata document.
@@ -179,13 +185,18 @@ def build_http_app(
     )
     for warning in policy.warnings:
         logger.warning("%s", warning)
-    endpoint = _Endpoint(policy, options)
+    if sessions is not None and stateless:
+        msg = "sessions= keeps handshake-era sessions, which stateless=True turns off: pass one of the two"
+        raise ValueError(msg)
+    endpoint = _Endpoint(policy, options, sessions)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncGenerator[None]:
         async with server.running() as runner, anyio.create_task_group() as group:
             endpoint.running = Running(runner, group)
             group.start_soon(endpoint.sweep)
+            if isinstance(endpoint.legacy, SharedLegacyEndpoint):
+                group.start_soon(endpoint.legacy.run, endpoint.running)
             try:
                 yield
             finally:

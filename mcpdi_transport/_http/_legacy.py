@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, cast
 
 import anyio
@@ -69,6 +69,16 @@ class LegacyEndpoint:
     def __init__(self, options: AppOptions) -> None:
         self.options = options
         self.sessions: dict[str, LegacySession] = {}
+        self.handle_message: Callable[[Running, Mapping[str, Any], Connection, Any], Awaitable[Any]] = (
+            handle_safely
+        )
+        """Serves one message of a session (sessions shared between processes also store what changed)."""
+
+    async def undelivered(self, session: LegacySession, message: Mapping[str, Any]) -> None:
+        """A response or `notifications/cancelled` for nothing this process runs: dropped here.
+
+        Sessions shared between processes pass it on to the one that runs it.
+        """
 
     # -- registry -----------------------------------------------------------------------------
 
@@ -188,14 +198,18 @@ class LegacyEndpoint:
         extra = {_SESSION_HEADER: session.session_id} if session is not None else {}
         if not isinstance(kind, Request):
             if not isinstance(kind, Notification):
-                if session is not None:
-                    session.deliver(message)
+                if session is not None and not session.deliver(message):
+                    await self.undelivered(session, message)
             elif kind.method == "notifications/cancelled":
-                if session is not None and kind.params is not None:
-                    session.cancel(kind.params.get("requestId"))
+                if (
+                    session is not None
+                    and kind.params is not None
+                    and not session.cancel(kind.params.get("requestId"))
+                ):
+                    await self.undelivered(session, message)
             else:
                 peer = StreamPeer(peer_headers(scope), None, None, _STATELESS_REASON)
-                await handle_safely(running, message, connection, peer)
+                await self.handle_message(running, message, connection, peer)
             await Response(status_code=202, headers=extra)(scope, receive, send)
             return
         if self.options.json_response:
@@ -228,7 +242,7 @@ class LegacyEndpoint:
             if session is not None:
                 session.running[key] = cancel_scope
             try:
-                response = await handle_safely(running, message, connection, peer)
+                response = await self.handle_message(running, message, connection, peer)
             finally:
                 if session is not None:
                     session.running.pop(key, None)
@@ -269,7 +283,7 @@ class LegacyEndpoint:
             # session and request of the server would end with it.
             try:
                 with cancel_scope:
-                    response = await handle_safely(running, message, connection, peer)
+                    response = await self.handle_message(running, message, connection, peer)
                     if response is not None:
                         stream.append(response)
             except Exception:

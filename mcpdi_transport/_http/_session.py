@@ -74,12 +74,16 @@ class LegacySession:
         return not self.connected and self.last_active < deadline
 
     def open_stream(self, *, resumable: bool, retry_ms: int) -> EventStream:
-        self._stream_count += 1
-        stream = EventStream(str(self._stream_count), resumable=resumable, budget=self.budget)
+        stream = self.new_stream(resumable=resumable)
         stream.prime(retry_ms)
         self.streams[stream.stream_id] = stream
         self._forget_finished()
         return stream
+
+    def new_stream(self, *, resumable: bool) -> EventStream:
+        """The stream of one answer, numbered within the session."""
+        self._stream_count += 1
+        return EventStream(str(self._stream_count), resumable=resumable, budget=self.budget)
 
     def _forget_finished(self) -> None:
         """Drop streams read to the end, and the oldest finished ones beyond a cap."""
@@ -102,14 +106,17 @@ class LegacySession:
                 return stream, position
         return None
 
-    def deliver(self, message: Mapping[str, Any]) -> None:
-        """Route the client's response to the server-to-client request waiting for it."""
-        self.outbound.deliver(message)
+    def deliver(self, message: Mapping[str, Any]) -> bool:
+        """Route the client's response to the server-to-client request waiting for it (False: none here)."""
+        return self.outbound.deliver(message)
 
-    def cancel(self, request_id: object) -> None:
+    def cancel(self, request_id: object) -> bool:
+        """Cancel the running request `request_id`; False when it does not run here."""
         scope = self.running.get(request_key(request_id))
-        if scope is not None:
-            scope.cancel()
+        if scope is None:
+            return False
+        scope.cancel()
+        return True
 
     def end(self) -> None:
         """Stop everything the session runs; pending questions fail, streams close."""

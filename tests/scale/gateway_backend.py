@@ -2,6 +2,8 @@
 
 Its name comes from `BACKEND` (also the prefix of its session ids), the state key ring from
 `MCPDI_STATE_KEYS` (comma-separated, first seals), the shared replay store from `REDIS_URL`.
+With `SHARED_SESSIONS=1` its handshake-era sessions live in that Redis too (no prefix then: any
+backend serves any session), each Redis command waiting at most `REDIS_TIMEOUT` seconds.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from typing import Annotated
 import anyio
 from pydantic import BaseModel, Field
 
-from mcpdi import Elicit, MCPServer, RequestStateSecurity, Resolve
-from mcpdi_transport import RedisReplayStore, serve_http
+from mcpdi import Context, Elicit, MCPServer, RequestStateSecurity, Resolve
+from mcpdi_transport import RedisReplayStore, RedisSessions, serve_http
 
 BACKEND = os.environ["BACKEND"]
 
@@ -53,6 +55,27 @@ def pay(amount: int, confirm: Annotated[Confirm, Resolve(confirm_payment)]) -> s
     return f"paid {amount} on {BACKEND}" if confirm.ok else "not paid"
 
 
+@mcp.tool()
+async def steps(count: int, ctx: Context) -> str:
+    """Log each step, a little apart, then say where it ran."""
+    for step in range(count):
+        await ctx.info(f"step {step} on {BACKEND}")
+        await anyio.sleep(0.3)
+    return f"{count} steps on {BACKEND}"
+
+
+@mcp.tool()
+async def wait(seconds: float) -> str:
+    """Take a while."""
+    await anyio.sleep(seconds)
+    return f"waited on {BACKEND}"
+
+
 if __name__ == "__main__":
-    serve = functools.partial(serve_http, mcp, "127.0.0.1", int(sys.argv[1]), session_id_prefix=f"{BACKEND}-")
+    if os.environ.get("SHARED_SESSIONS") == "1":
+        timeout = float(os.environ.get("REDIS_TIMEOUT", "2"))
+        options = {"sessions": RedisSessions(os.environ["REDIS_URL"], timeout=timeout)}
+    else:
+        options = {"session_id_prefix": f"{BACKEND}-"}
+    serve = functools.partial(serve_http, mcp, "127.0.0.1", int(sys.argv[1]), **options)
     anyio.run(serve)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import mcp_types as types
 import pytest
 
 INSTALL_HINT = "install the system packages the tests use: bash .ci/system-packages.sh"
@@ -174,3 +175,14 @@ def call_tool(
     response = httpx2.post(url, content=json.dumps(body), headers=all_headers, timeout=30)
     assert response.headers["content-type"].startswith("application/json"), response.text
     return response.json()
+
+
+async def accept_ok(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+    """An elicitation callback saying yes to a `{ok: bool}` question."""
+    return types.ElicitResult(action="accept", content={"ok": True})
+
+
+def result_text(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text

@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp_types as types
 import pytest
-from scale_services import call_tool, free_port, nginx, python_server, redis_server
+from scale_services import accept_ok, call_tool, free_port, nginx, python_server, redis_server, result_text
 
 from mcpdi_transport import Client
 
@@ -116,22 +115,14 @@ def test_rounds_through_the_gateway_complete_wherever_they_land(deployment: Depl
 
 @pytest.mark.anyio
 async def test_a_handshake_era_session_stays_on_the_backend_that_holds_it(deployment: Deployment) -> None:
-    async def yes(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-        return types.ElicitResult(action="accept", content={"ok": True})
-
-    def text(result: types.CallToolResult) -> str:
-        block = result.content[0]
-        assert isinstance(block, types.TextContent)
-        return block.text
-
     holders: set[str] = set()
     for _ in range(4):  # new sessions land round-robin; each then stays where it began
         with anyio.fail_after(30):
-            async with Client(deployment.gateway, mode="legacy", elicitation_callback=yes) as client:
-                served = {text(await client.call_tool("whoami", {})) for _ in range(6)}
+            async with Client(deployment.gateway, mode="legacy", elicitation_callback=accept_ok) as client:
+                served = {result_text(await client.call_tool("whoami", {})) for _ in range(6)}
                 assert len(served) == 1
                 (holder,) = served
                 # A question mid-call: its answer is POSTed back and must reach the same process.
-                assert text(await client.call_tool("pay", {"amount": 2})) == f"paid 2 on {holder}"
+                assert result_text(await client.call_tool("pay", {"amount": 2})) == f"paid 2 on {holder}"
                 holders.add(holder)
     assert holders == {"eu1", "us1"}

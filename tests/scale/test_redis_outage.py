@@ -4,12 +4,13 @@ and the same rounds succeed once it is back."""
 from __future__ import annotations
 
 import secrets
-from typing import Annotated, Any
+from typing import Annotated
 
 import anyio
-import mcp_types as types
 import pytest
 from pydantic import BaseModel
+from scale_services import accept_ok as yes
+from scale_services import result_text as text_of
 from scale_services import start_redis, stop
 
 from mcpdi import Elicit, MCPError, MCPServer, RequestStateSecurity, Resolve
@@ -41,16 +42,6 @@ def shop(url: str) -> MCPServer:
         return "bought" if sure.ok else "kept the money"
 
     return mcp
-
-
-async def yes(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
-    return types.ElicitResult(action="accept", content={"ok": True})
-
-
-def text_of(result: types.CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, types.TextContent)
-    return block.text
 
 
 async def test_a_round_needing_an_unreachable_redis_fails_clearly_and_succeeds_when_it_is_back() -> None:

@@ -1,0 +1,345 @@
+"""The handshake-era endpoint with its sessions in a `SessionStore`: any process serves any session.
+
+A process keeps a replica of each session it serves (its connection state, its running
+calls, the streams it writes), rebuilt from the stored record on the first request for it.
+The record holds what `initialize` negotiated and the principal that created the session;
+every request loads it (pushing its expiry out), so an ended or expired session is 404 on
+every process. A response or cancellation for a call running on another process goes over
+the store's bus; the events of resumable streams are copied to the store, so a client may
+resume (`Last-Event-ID`) on any process.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import uuid
+from collections.abc import Mapping
+from typing import Any, Final, cast
+
+import anyio
+from mcp_types import ClientCapabilities, Implementation
+from pydantic import BaseModel
+from starlette.types import Message, Receive, Scope, Send
+
+from mcpdi import get_access_token
+from mcpdi.lowlevel import INTERNAL_ERROR, INVALID_REQUEST, Connection
+from mcpdi_transport._http._common import (
+    AppOptions,
+    Running,
+    error_body,
+    handle_safely,
+    header_values,
+    json_reply,
+)
+from mcpdi_transport._http._legacy import LegacyEndpoint
+from mcpdi_transport._http._session import LegacySession
+from mcpdi_transport._http._shared_streams import EVENT_ID, Mirror, MirroredStream, StoredStream
+from mcpdi_transport._http._sse import EventStream
+from mcpdi_transport._http._store import SessionStore
+from mcpdi_transport._outbound import OutboundRequests
+from mcpdi_transport._redis import StoreUnavailable
+
+__all__ = ("SharedLegacyEndpoint",)
+
+logger = logging.getLogger("mcpdi_transport")
+
+_LOCAL_KEEP: Final = 60.0
+"""Seconds a replica nobody uses stays in this process (the session itself lives on in the store)."""
+
+
+def _principal() -> list[str | None] | None:
+    token = get_access_token()
+    return None if token is None else [token.client_id, token.subject]
+
+
+def _wire(model: BaseModel) -> dict[str, Any]:
+    """A wire type as the client sent it (its field names, no empty fields)."""
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _stream_key(session_id: str, stream_id: str) -> str:
+    return f"{session_id}:{stream_id}"
+
+
+class SharedSession(LegacySession):
+    """This process's replica of a session whose record lives in the store."""
+
+    def __init__(
+        self,
+        *,
+        session_id: str,
+        principal: list[str | None] | None,
+        mirror: Mirror,
+        max_buffered_bytes: int,
+        client_request_timeout: float,
+    ) -> None:
+        super().__init__(
+            session_id=session_id,
+            max_buffered_bytes=max_buffered_bytes,
+            client_request_timeout=client_request_timeout,
+        )
+        # Questions of one session are asked by several processes: ids must not collide.
+        self.outbound = OutboundRequests(timeout=client_request_timeout, id_prefix=f"{secrets.token_hex(4)}-")
+        self.principal = principal
+        self.record: str | None = None
+        """The record as last stored or loaded; None until `initialize` stored it."""
+        self._mirror = mirror
+
+    def new_stream(self, *, resumable: bool) -> EventStream:
+        if not resumable:
+            return super().new_stream(resumable=False)
+        stream_id = secrets.token_hex(8)
+        key = _stream_key(self.session_id, stream_id)
+        return MirroredStream(stream_id, key, budget=self.budget, mirror=self._mirror)
+
+    def state(self) -> tuple[object, ...]:
+        """What a record holds, to tell whether handling a message changed it."""
+        c = self.connection
+        return (c.protocol_version, c.client_capabilities, c.client_info, c.log_level, c.initialized)
+
+    def to_record(self) -> str:
+        c = self.connection
+        capabilities, info = c.client_capabilities, c.client_info
+        return json.dumps(
+            {
+                "protocolVersion": c.protocol_version,
+                "clientCapabilities": None if capabilities is None else _wire(capabilities),
+                "clientInfo": None if info is None else _wire(info),
+                "logLevel": c.log_level,
+                "initialized": c.initialized,
+                "principal": self.principal,
+            },
+            separators=(",", ":"),
+        )
+
+    def restore(self, record: str) -> None:
+        """Take the connection state another process stored."""
+        fields = json.loads(record)
+        c: Connection = self.connection
+        c.protocol_version = fields["protocolVersion"]
+        capabilities, info = fields["clientCapabilities"], fields["clientInfo"]
+        c.client_capabilities = (
+            None if capabilities is None else ClientCapabilities.model_validate(capabilities)
+        )
+        c.client_info = None if info is None else Implementation.model_validate(info)
+        c.log_level = fields["logLevel"]
+        c.initialized = bool(fields["initialized"])
+        self.principal = fields["principal"]
+        self.record = record
+
+
+class SharedLegacyEndpoint(LegacyEndpoint):
+    """`LegacyEndpoint` with sessions shared through `store`; `run` must run in the app's lifespan."""
+
+    def __init__(self, options: AppOptions, store: SessionStore) -> None:
+        super().__init__(options)
+        self.store = store
+        self.ttl = options.session_idle_timeout
+        self.mirror = Mirror(store.events, self.ttl)
+        self.process = secrets.token_hex(8)
+        self.handle_message = self._handle_and_store
+        self._by_connection: dict[int, SharedSession] = {}
+        self._running: Running | None = None
+
+    async def run(self, running: Running) -> None:
+        """Copy events to the store, take other processes' messages, check replicas; until cancelled.
+
+        Then the last events (the ends of the streams the app's shutdown closed) are written,
+        so that clients resuming them elsewhere see them end, and the store is closed.
+        """
+        self._running = running
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(self.mirror.run)
+                group.start_soon(self._listen)
+                while True:
+                    await anyio.sleep(min(_LOCAL_KEEP, self.ttl / 3))
+                    self.sweep_idle()
+        finally:
+            with anyio.CancelScope(shield=True):
+                with anyio.move_on_after(1):
+                    await self.mirror.flush()
+                with anyio.move_on_after(1):
+                    await self.store.aclose()
+
+    # -- replicas -----------------------------------------------------------------------------
+
+    def _add_session(self, session_id: str, principal: list[str | None] | None) -> SharedSession:
+        session = SharedSession(
+            session_id=session_id,
+            principal=principal,
+            mirror=self.mirror,
+            max_buffered_bytes=self.options.max_buffered_bytes,
+            client_request_timeout=self.options.client_request_timeout,
+        )
+        self.sessions[session_id] = session
+        self._by_connection[id(session.connection)] = session
+        return session
+
+    def new_session(self) -> LegacySession:
+        return self._add_session(self.options.session_id_prefix + uuid.uuid4().hex, _principal())
+
+    def end_session(self, session: LegacySession) -> None:
+        """End this process's replica (the stored session is ended by DELETE or expiry)."""
+        super().end_session(session)
+        self._by_connection.pop(id(session.connection), None)
+
+    def sweep_idle(self) -> None:
+        """Forget replicas nobody used lately; refresh the expiry of sessions a client reads here.
+
+        A replica that still runs a request stays while its session lives in the store.
+        """
+        deadline = anyio.current_time() - min(_LOCAL_KEEP, self.ttl)
+        reading: list[LegacySession] = []
+        running: list[LegacySession] = []
+        for session in list(self.sessions.values()):
+            if session.connected:
+                reading.append(session)
+            elif session.running:
+                running.append(session)
+            elif session.last_active < deadline:
+                self.end_session(session)
+        if (reading or running) and self._running is not None:
+            self._running.task_group.start_soon(self._check_live, reading, running)
+
+    async def _check_live(self, reading: list[LegacySession], running: list[LegacySession]) -> None:
+        try:
+            live = await self.store.touch([s.session_id for s in reading], ttl=self.ttl)
+            live += await self.store.touch([s.session_id for s in running], ttl=None)
+        except StoreUnavailable as error:
+            logger.error("cannot check the shared sessions of this process: %s", error)
+            return
+        for session, alive in zip([*reading, *running], live, strict=True):
+            if not alive and self.sessions.get(session.session_id) is session:
+                logger.info(
+                    "session %s ended elsewhere or expired: its replica here ends", session.session_id
+                )
+                self.end_session(session)
+
+    async def _attach(self, session_id: str) -> SharedSession | None:
+        """The replica of a live session, up to date with its record; None (404) for any other."""
+        record = await self.store.load(session_id, ttl=self.ttl)
+        local = self.sessions.get(session_id)
+        replica = local if isinstance(local, SharedSession) else None
+        if record is None:
+            if replica is not None and replica.record is None:
+                return replica  # created here, its `initialize` still running
+            if local is not None:
+                self.end_session(local)
+            return None
+        if replica is None:
+            self.make_room()
+            replica = self._add_session(session_id, None)
+        if replica.record != record:
+            replica.restore(record)
+        return replica
+
+    # -- requests -----------------------------------------------------------------------------
+
+    async def __call__(self, running: Running, scope: Scope, receive: Receive, send: Send) -> None:
+        self._running = running
+        started = False
+
+        async def send_tracked(message: Message) -> None:
+            nonlocal started
+            started = True
+            await send(message)
+
+        try:
+            if await self._prepare(scope, receive, send_tracked):
+                await super().__call__(running, scope, receive, send_tracked)
+        except StoreUnavailable as error:
+            if started:
+                logger.error("a shared-session request ended early: %s", error)
+                return
+            await json_reply(scope, receive, send, error_body(INTERNAL_ERROR, str(error)), status=503)
+
+    async def _prepare(self, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Bring the session's replica up to date before the endpoint serves; False if answered here."""
+        session_id = header_values(scope).get("mcp-session-id")
+        if session_id is None or self.options.stateless:
+            return True
+        session = await self._attach(session_id)
+        if session is None:
+            return True
+        if session.principal != _principal():
+            # A session belongs to the credential that created it: to any other it does not exist.
+            await json_reply(
+                scope, receive, send, error_body(INVALID_REQUEST, "Session not found"), status=404
+            )
+            return False
+        method = scope["method"]
+        if method == "DELETE":
+            await self.store.delete(session_id)
+            await self.store.publish({"op": "end", "session": session_id, "from": self.process})
+        elif method == "GET":
+            last_event_id = header_values(scope).get("last-event-id")
+            if last_event_id and session.find_stream(last_event_id) is None:
+                await self._find_stored_stream(session, last_event_id)
+        return True
+
+    async def _find_stored_stream(self, session: SharedSession, last_event_id: str) -> None:
+        """A stream another process wrote: read it back from the store (the endpoint then resumes it)."""
+        match = EVENT_ID.fullmatch(last_event_id)
+        if match is None:
+            return
+        stream_id = match[1]
+        key = _stream_key(session.session_id, stream_id)
+        if await self.store.events.exists(key):
+            session.streams[stream_id] = StoredStream(stream_id, key, self.store.events)
+
+    async def _handle_and_store(
+        self, running: Running, message: Mapping[str, Any], connection: Connection, peer: Any
+    ) -> Any:
+        """Serve the message; store the session's record when it changed (before the answer leaves)."""
+        session = self._by_connection.get(id(connection))
+        if session is None:
+            return await handle_safely(running, message, connection, peer)
+        before = session.state()
+        response = await handle_safely(running, message, connection, peer)
+        if session.state() != before and not session.ended:
+            try:
+                await self._store_record(session)
+            except StoreUnavailable as error:
+                if "id" in message:
+                    return error_body(INTERNAL_ERROR, str(error), message["id"])
+                logger.error("the session %s could not be stored: %s", session.session_id, error)
+        return response
+
+    async def _store_record(self, session: SharedSession) -> None:
+        record = session.to_record()
+        if session.record is None:
+            stored = await self.store.create(session.session_id, record, ttl=self.ttl)
+        else:
+            stored = await self.store.save(session.session_id, record, ttl=self.ttl)
+        if stored:
+            session.record = record
+        else:
+            self.end_session(session)
+
+    async def undelivered(self, session: LegacySession, message: Mapping[str, Any]) -> None:
+        """Pass it to every process: the one running the call (or asking the question) takes it."""
+        operation = "cancel" if "method" in message else "deliver"
+        await self.store.publish(
+            {"op": operation, "session": session.session_id, "message": dict(message), "from": self.process}
+        )
+
+    async def _listen(self) -> None:
+        async for note in self.store.listen():
+            session = self.sessions.get(str(note.get("session")))
+            if session is None or note.get("from") == self.process:
+                continue
+            operation = note.get("op")
+            message: Any = note.get("message")
+            if operation == "end":
+                self.end_session(session)
+            elif not isinstance(message, Mapping):
+                continue
+            elif operation == "deliver":
+                session.deliver(cast("Mapping[str, Any]", message))
+            elif operation == "cancel":
+                params: Any = cast("Mapping[str, Any]", message).get("params")
+                if isinstance(params, Mapping):
+                    session.cancel(cast("Mapping[str, Any]", params).get("requestId"))

@@ -1,0 +1,173 @@
+"""SSE streams of shared sessions: written here and copied to the event store, or read back from it."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import deque
+from collections.abc import AsyncIterator
+from typing import Final
+
+import anyio
+
+from mcpdi_transport._http._sse import PING, PING_INTERVAL, ByteBudget, EventStream
+from mcpdi_transport._http._store import EventStore
+from mcpdi_transport._redis import StoreUnavailable
+
+__all__ = ("EVENT_ID", "Mirror", "MirroredStream", "StoredStream")
+
+logger = logging.getLogger("mcpdi_transport")
+
+EVENT_ID: Final = re.compile(r"([0-9a-f]{16})-([0-9]{1,18})")
+"""The id of an event of a shared stream: the stream's random id, then the event's number."""
+
+_MAX_PENDING: Final = 100_000
+_RETRY_INTERVAL: Final = 0.5
+_READ_WAIT: Final = 1.0
+
+_Write = tuple[str, str, int, bytes]
+"""(operation, stream key, number, frame): `add` an event, `trim` below a number, `end` it."""
+
+
+class Mirror:
+    """Copies what this process's shared streams write to the event store, in order, in one task.
+
+    While the store is unreachable the writes wait (and are retried); clients reading from
+    this process get every event meanwhile, only resuming on another process waits.
+    """
+
+    def __init__(self, events: EventStore, ttl: float) -> None:
+        self.events = events
+        self.ttl = ttl
+        self._pending: deque[_Write] = deque()
+        self._arrived = anyio.Event()
+        self._down = False
+
+    def put(self, write: _Write) -> None:
+        if len(self._pending) >= _MAX_PENDING:
+            self._pending.popleft()
+            logger.warning(
+                "the shared event store is behind by %d writes: the oldest is dropped", _MAX_PENDING
+            )
+        self._pending.append(write)
+        self._arrived.set()
+
+    async def run(self) -> None:
+        """Write until cancelled (the app's lifespan ends)."""
+        while True:
+            if not self._pending:
+                self._arrived = anyio.Event()
+                await self._arrived.wait()
+            batch = list(self._pending)
+            try:
+                await self._write(batch)
+            except StoreUnavailable as error:
+                if not self._down:
+                    logger.error("cannot copy SSE events to the shared store, retrying: %s", error)
+                self._down = True
+                await anyio.sleep(_RETRY_INTERVAL)
+                continue
+            if self._down:
+                logger.warning("SSE events reach the shared store again")
+                self._down = False
+            for _ in batch:
+                self._pending.popleft()
+
+    async def flush(self) -> None:
+        """Write what is pending once, outside `run` (the app is stopping)."""
+        try:
+            await self._write(list(self._pending))
+        except StoreUnavailable as error:
+            logger.error("%d SSE events were not copied to the shared store: %s", len(self._pending), error)
+        self._pending.clear()
+
+    async def _write(self, batch: list[_Write]) -> None:
+        added: list[tuple[int, bytes]] = []
+        key = ""
+        for operation, stream_key, number, frame in batch:
+            if added and (operation != "add" or stream_key != key):
+                await self.events.append(key, added, ttl=self.ttl)
+                added = []
+            key = stream_key
+            if operation == "add":
+                added.append((number, frame))
+            elif operation == "trim":
+                await self.events.trim(stream_key, number)
+            else:
+                await self.events.end(stream_key, ttl=self.ttl)
+        if added:
+            await self.events.append(key, added, ttl=self.ttl)
+
+
+class MirroredStream(EventStream):
+    """A resumable stream of a shared session: served from memory here, copied to the event store."""
+
+    __slots__ = ("_key", "_mirror")
+
+    def __init__(self, stream_id: str, key: str, *, budget: ByteBudget, mirror: Mirror) -> None:
+        super().__init__(stream_id, resumable=True, budget=budget)
+        self._key = key
+        self._mirror = mirror
+
+    def _add(self, frame: bytes) -> None:
+        number = self._dropped + len(self._frames)
+        super()._add(frame)
+        self._mirror.put(("add", self._key, number, frame))
+
+    def drop_oldest(self, *, keep: int = 0) -> bool:
+        if not super().drop_oldest(keep=keep):
+            return False
+        self._mirror.put(("trim", self._key, self._dropped, b""))
+        return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self._mirror.put(("end", self._key, 0, b""))
+        super().close()
+
+
+class StoredStream(EventStream):
+    """A stream another process writes, read back from the event store for a client that resumed here."""
+
+    __slots__ = ("_events", "_key")
+
+    def __init__(self, stream_id: str, key: str, events: EventStore) -> None:
+        super().__init__(stream_id, resumable=True)
+        self._key = key
+        self._events = events
+
+    def position_after(self, event_id: str) -> int | None:
+        match = EVENT_ID.fullmatch(event_id)
+        if match is None or match[1] != self.stream_id:
+            return None
+        return int(match[2]) + 1
+
+    async def follow(
+        self, start: int = 0, *, first_reader: bool = False, ping_interval: float = PING_INTERVAL
+    ) -> AsyncIterator[bytes]:
+        """The events from number `start` on as the writer adds them, until it ends the stream.
+
+        Also ends when the session ends here, and when the store goes away (the client
+        resumes again later).
+        """
+        generation = self._generation
+        after = start - 1
+        quiet_since = anyio.current_time()
+        while not self._closed and generation == self._generation:
+            try:
+                events, ended = await self._events.read(self._key, after, wait=_READ_WAIT)
+            except StoreUnavailable as error:
+                logger.error("a resumed SSE stream ends: %s", error)
+                return
+            for number, frame in events:
+                yield frame
+                after = number
+            if ended:
+                self._drained = True
+                return
+            now = anyio.current_time()
+            if events:
+                quiet_since = now
+            elif now - quiet_since >= ping_interval:
+                yield PING
+                quiet_since = now

@@ -1,0 +1,76 @@
+"""What handshake-era sessions shared by several processes need from a store: registry, bus, events.
+
+`build_http_app(sessions=...)` takes a `SessionStore` (mcpdi ships `RedisSessions`); without
+one, each process keeps its sessions in memory. A store that cannot be reached raises
+`StoreUnavailable` from the call that needed it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Protocol
+
+__all__ = ("EventStore", "SessionStore")
+
+
+class EventStore(Protocol):
+    """The events of resumable SSE streams, by stream key, kept for a client that resumes anywhere.
+
+    Event `n` of a stream is stored under its number; `read` returns the events after a
+    number and whether the writer ended the stream.
+    """
+
+    async def append(self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float) -> None:
+        """Store `(number, frame)` pairs in order; the stream is kept `ttl` seconds after its last write."""
+        ...
+
+    async def end(self, key: str, *, ttl: float) -> None:
+        """The writer closed the stream: readers stop after its last event."""
+        ...
+
+    async def trim(self, key: str, first_kept: int) -> None:
+        """Forget the events numbered below `first_kept` (the session's byte budget dropped them)."""
+        ...
+
+    async def exists(self, key: str) -> bool: ...
+
+    async def read(self, key: str, after: int, *, wait: float) -> tuple[list[tuple[int, bytes]], bool]:
+        """The events numbered above `after` (waiting up to `wait` seconds for one), and whether it ended."""
+        ...
+
+
+class SessionStore(Protocol):
+    """The registry of sessions (a record per id, expiring when idle) and a bus between processes."""
+
+    @property
+    def events(self) -> EventStore: ...
+
+    async def create(self, session_id: str, record: str, *, ttl: float) -> bool:
+        """Store a new session's record; False if the id is taken."""
+        ...
+
+    async def load(self, session_id: str, *, ttl: float) -> str | None:
+        """The record, its expiry pushed `ttl` seconds out; None for a session that ended or expired."""
+        ...
+
+    async def save(self, session_id: str, record: str, *, ttl: float) -> bool:
+        """Replace the record of a live session; False (nothing stored) when it has ended."""
+        ...
+
+    async def touch(self, session_ids: Sequence[str], *, ttl: float | None) -> list[bool]:
+        """Which of the sessions still live; with a `ttl`, their expiry is pushed out too."""
+        ...
+
+    async def delete(self, session_id: str) -> bool:
+        """Remove the record (every process then answers 404); False if it had already ended."""
+        ...
+
+    async def publish(self, message: Mapping[str, Any]) -> None:
+        """Send a message to every process serving sessions from this store."""
+        ...
+
+    def listen(self) -> AsyncIterator[dict[str, Any]]:
+        """The messages `publish`ed by any process, until cancelled (reconnecting after an outage)."""
+        ...
+
+    async def aclose(self) -> None: ...

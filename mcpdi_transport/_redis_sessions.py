@@ -1,0 +1,194 @@
+"""Handshake-era sessions in Redis: the session registry, the bus between processes, the SSE event store.
+
+Needs the `redis` package (`pip install mcpdi[redis]`). `build_http_app(sessions=RedisSessions(url))`
+(or `mcpdi run --shared-sessions --redis URL`) turns it on; without it each process keeps its
+own sessions in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from typing import Any, Final, TypeVar
+
+import anyio
+
+from mcpdi_transport._redis import StoreUnavailable, redis_client
+
+__all__ = ("RedisSessions",)
+
+logger = logging.getLogger("mcpdi_transport")
+
+UNREACHABLE: Final = "The shared session store (Redis) is unreachable; send the same request again shortly"
+
+_T = TypeVar("_T")
+_END_ID: Final = "2-0"
+"""Events are stored as `1-<number>`; the writer's end marker sorts after all of them."""
+
+
+def _ms(seconds: float) -> int:
+    return max(1, math.ceil(seconds * 1000))
+
+
+class _Reach:
+    """Runs Redis commands: a lost connection becomes `StoreUnavailable`, logged once per outage."""
+
+    __slots__ = ("_down",)
+
+    def __init__(self) -> None:
+        self._down = False
+
+    async def __call__(self, command: Awaitable[_T]) -> _T:
+        import redis.exceptions
+
+        try:
+            result = await command
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as error:
+            if not self._down:
+                logger.error("the Redis session store is unreachable: %s", error)
+            self._down = True
+            raise StoreUnavailable(UNREACHABLE) from error
+        if self._down:
+            logger.warning("the Redis session store answers again")
+            self._down = False
+        return result
+
+
+def _log_failed_writes(results: Sequence[object]) -> None:
+    """A retried write finds its events already stored (Redis refuses an id twice): that is no error."""
+    for result in results:
+        if isinstance(result, Exception) and "equal or smaller" not in str(result):
+            logger.warning("the Redis event store refused a write: %s", result)
+
+
+class _RedisEvents:
+    """Each resumable SSE stream is a Redis stream, its entries `1-<event number>`, expiring when idle."""
+
+    __slots__ = ("_client", "_reach", "max_events", "prefix")
+
+    def __init__(self, client: Any, reach: _Reach, prefix: str, max_events: int) -> None:
+        self._client = client
+        self._reach = reach
+        self.prefix = prefix
+        self.max_events = max_events
+
+    async def append(self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float) -> None:
+        pipe = self._client.pipeline(transaction=False)
+        for number, frame in events:
+            pipe.xadd(self.prefix + key, {b"f": frame}, id=f"1-{number}", maxlen=self.max_events)
+        pipe.pexpire(self.prefix + key, _ms(ttl))
+        _log_failed_writes(await self._reach(pipe.execute(raise_on_error=False)))
+
+    async def end(self, key: str, *, ttl: float) -> None:
+        pipe = self._client.pipeline(transaction=False)
+        pipe.xadd(self.prefix + key, {b"end": b""}, id=_END_ID, maxlen=self.max_events)
+        pipe.pexpire(self.prefix + key, _ms(ttl))
+        _log_failed_writes(await self._reach(pipe.execute(raise_on_error=False)))
+
+    async def trim(self, key: str, first_kept: int) -> None:
+        await self._reach(self._client.xtrim(self.prefix + key, minid=f"1-{first_kept}", approximate=False))
+
+    async def exists(self, key: str) -> bool:
+        return bool(await self._reach(self._client.exists(self.prefix + key)))
+
+    async def read(self, key: str, after: int, *, wait: float) -> tuple[list[tuple[int, bytes]], bool]:
+        start = f"1-{after}" if after >= 0 else "0-0"
+        command = self._client.xread({self.prefix + key: start}, count=256, block=_ms(wait))
+        reply: list[tuple[Any, list[tuple[bytes, dict[bytes, bytes]]]]] = await self._reach(command) or []
+        events: list[tuple[int, bytes]] = []
+        ended = False
+        for _, entries in reply:
+            for entry_id, fields in entries:
+                text = entry_id.decode()
+                if text == _END_ID:
+                    ended = True
+                elif b"f" in fields:
+                    events.append((int(text.partition("-")[2]), fields[b"f"]))
+        return events, ended
+
+
+class RedisSessions:
+    """Handshake-era sessions shared by every process using one Redis (a `SessionStore`).
+
+    A session is one key holding what `initialize` negotiated, expiring after
+    `session_idle_timeout` without activity (every request pushes it out); DELETE removes
+    it, so every process answers 404 afterwards. Processes pass each other the client's
+    answers and cancellations over one pub/sub channel, and each resumable SSE stream is a
+    Redis stream of at most `max_stream_events` events. When Redis is unreachable, the
+    requests that need it get `-32603` "The shared session store (Redis) is unreachable;
+    send the same request again shortly"; they succeed again once Redis is back.
+    """
+
+    __slots__ = ("_client", "_events", "_reach", "channel", "prefix")
+
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        *,
+        prefix: str = "mcpdi:session:",
+        timeout: float = 2.0,
+        max_stream_events: int = 10_000,
+        client: Any = None,
+    ) -> None:
+        self._client: Any = client if client is not None else redis_client(url, timeout, retry_closed=True)
+        self._reach = _Reach()
+        self.prefix = prefix
+        self.channel = prefix + "bus"
+        self._events = _RedisEvents(self._client, self._reach, prefix + "events:", max_stream_events)
+
+    @property
+    def events(self) -> _RedisEvents:
+        return self._events
+
+    async def create(self, session_id: str, record: str, *, ttl: float) -> bool:
+        command = self._client.set(self.prefix + session_id, record, nx=True, px=_ms(ttl))
+        return bool(await self._reach(command))
+
+    async def load(self, session_id: str, *, ttl: float) -> str | None:
+        record = await self._reach(self._client.getex(self.prefix + session_id, px=_ms(ttl)))
+        return None if record is None else bytes(record).decode()
+
+    async def save(self, session_id: str, record: str, *, ttl: float) -> bool:
+        command = self._client.set(self.prefix + session_id, record, xx=True, px=_ms(ttl))
+        return bool(await self._reach(command))
+
+    async def touch(self, session_ids: Sequence[str], *, ttl: float | None) -> list[bool]:
+        if not session_ids:
+            return []
+        pipe = self._client.pipeline(transaction=False)
+        for session_id in session_ids:
+            if ttl is None:
+                pipe.exists(self.prefix + session_id)
+            else:
+                pipe.pexpire(self.prefix + session_id, _ms(ttl))
+        return [bool(result) for result in await self._reach(pipe.execute())]
+
+    async def delete(self, session_id: str) -> bool:
+        return bool(await self._reach(self._client.delete(self.prefix + session_id)))
+
+    async def publish(self, message: Mapping[str, Any]) -> None:
+        await self._reach(self._client.publish(self.channel, json.dumps(message, separators=(",", ":"))))
+
+    async def listen(self) -> AsyncIterator[dict[str, Any]]:
+        while True:
+            pubsub = self._client.pubsub()
+            try:
+                await self._reach(pubsub.subscribe(self.channel))
+                while True:
+                    note = await self._reach(pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0))
+                    if note is None:
+                        continue
+                    message = json.loads(note["data"])
+                    if isinstance(message, dict):
+                        yield message
+            except StoreUnavailable:
+                await anyio.sleep(0.5)  # the outage is logged; subscribe again
+            finally:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+                    await pubsub.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool (the server's lifespan end, or a test's)."""
+        await self._client.aclose()

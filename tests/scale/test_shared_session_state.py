@@ -1,0 +1,283 @@
+"""What a shared session carries between two apps on one Redis: negotiated state, credential, expiry, budget.
+
+Each app has its own `RedisSessions`, as two processes would; requests go to the apps in process.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+import redis.asyncio
+from scale_services import Redis, redis_server
+from starlette.applications import Starlette
+
+from mcpdi import AccessToken, AuthSettings, Context, MCPServer
+from mcpdi_transport import RedisSessions, build_http_app
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+VERSION = "2025-11-25"
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    server: Redis
+    with redis_server() as server:
+        yield server.url
+
+
+def bookshop() -> MCPServer:
+    mcp = MCPServer("Bookshop")
+
+    @mcp.tool()
+    async def shout(times: int, ctx: Context) -> str:
+        """Log a line `times` times, a kilobyte each."""
+        for n in range(times):
+            await ctx.info(f"{n:04d} " + "x" * 1000)
+        return "done"
+
+    @mcp.tool()
+    def client(ctx: Context) -> str:
+        """Who initialized the session, and whether it tells of changed roots."""
+        info, capabilities = ctx.client_info, ctx.client_capabilities
+        assert info is not None
+        assert capabilities is not None
+        assert capabilities.roots is not None
+        return f"{info.name} {info.version}, roots listChanged={capabilities.roots.list_changed}"
+
+    @mcp.tool()
+    async def forever() -> str:
+        """Never answer."""
+        await anyio.sleep_forever()
+        return "never"
+
+    return mcp
+
+
+class Tokens:
+    """Bearer tokens named after their client."""
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        return AccessToken(token=token, client_id=token, scopes=[]) if token.startswith("client-") else None
+
+
+def sse_messages(response: httpx2.Response) -> list[dict[str, Any]]:
+    return [json.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: {")]
+
+
+def client_of(app: Starlette) -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(transport=httpx2.ASGITransport(app), base_url="http://127.0.0.1:8000")
+
+
+@asynccontextmanager
+async def two_apps(redis_url: str, **options: Any) -> AsyncIterator[tuple[httpx2.AsyncClient, ...]]:
+    """Two apps serving one server, sharing sessions through Redis: a client for each."""
+    apps: list[Starlette] = [
+        build_http_app(bookshop(), sessions=RedisSessions(redis_url), **options) for _ in range(2)
+    ]
+    async with apps[0].router.lifespan_context(apps[0]), apps[1].router.lifespan_context(apps[1]):
+        clients = [client_of(app) for app in apps]
+        async with clients[0], clients[1]:
+            yield tuple(clients)
+
+
+def headers(session_id: str | None = None, token: str | None = None) -> dict[str, str]:
+    sent = {"accept": "application/json, text/event-stream", "mcp-protocol-version": VERSION}
+    if session_id is not None:
+        sent["mcp-session-id"] = session_id
+    if token is not None:
+        sent["authorization"] = f"Bearer {token}"
+    return sent
+
+
+async def post(
+    client: httpx2.AsyncClient, session_id: str | None, message: dict[str, Any], token: str | None = None
+) -> httpx2.Response:
+    return await client.post("/mcp", json=message, headers=headers(session_id, token))
+
+
+async def initialize(client: httpx2.AsyncClient, token: str | None = None) -> str:
+    capabilities = {"roots": {"listChanged": True}}
+    params = {
+        "protocolVersion": VERSION,
+        "capabilities": capabilities,
+        "clientInfo": {"name": "t", "version": "0"},
+    }
+    response = await post(
+        client, None, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}, token
+    )
+    assert response.status_code == 200, response.text
+    session_id = response.headers["mcp-session-id"]
+    done = await post(client, session_id, {"jsonrpc": "2.0", "method": "notifications/initialized"}, token)
+    assert done.status_code == 202
+    return session_id
+
+
+def call(id_: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": id_,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+
+
+async def test_what_initialize_negotiated_on_one_app_is_known_to_the_other(redis_url: str) -> None:
+    async with two_apps(redis_url) as (first, second):
+        session_id = await initialize(first)
+        answer = sse_messages(await post(second, session_id, call(1, "client", {})))[-1]
+        assert answer["result"]["content"][0]["text"] == "t 0, roots listChanged=True"
+
+
+async def test_a_log_level_set_through_one_app_holds_for_calls_on_the_other(redis_url: str) -> None:
+    async with two_apps(redis_url) as (first, second):
+        session_id = await initialize(first)
+        logged = sse_messages(await post(second, session_id, call(1, "shout", {"times": 2})))
+        assert [m.get("method") for m in logged] == ["notifications/message"] * 2 + [None]
+        level = {"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "error"}}
+        assert sse_messages(await post(first, session_id, level))[-1]["result"] == {}
+        quiet = sse_messages(await post(second, session_id, call(3, "shout", {"times": 2})))
+        assert [m.get("id") for m in quiet] == [3]
+
+
+async def test_a_session_belongs_to_the_credential_that_created_it_on_every_app(redis_url: str) -> None:
+    auth = {"token_verifier": Tokens(), "auth": AuthSettings(issuer_url="https://auth.example.com")}
+    async with two_apps(redis_url, **auth) as (first, second):
+        session_id = await initialize(first, "client-a")
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        for client in (first, second):
+            stolen = await post(client, session_id, listing, "client-b")
+            assert stolen.status_code == 404
+            assert stolen.json()["error"] == {"code": -32600, "message": "Session not found"}
+            own = await post(client, session_id, listing, "client-a")
+            assert sse_messages(own)[-1]["result"]["tools"][0]["name"] == "shout"
+
+
+async def test_a_session_lives_on_when_the_app_that_created_it_stops(redis_url: str) -> None:
+    first, second = (build_http_app(bookshop(), sessions=RedisSessions(redis_url)) for _ in range(2))
+    async with first.router.lifespan_context(first), client_of(first) as client:
+        session_id = await initialize(client)
+    async with second.router.lifespan_context(second), client_of(second) as client:
+        answer = await post(client, session_id, call(1, "shout", {"times": 1}))
+        assert sse_messages(answer)[-1]["result"]["content"][0]["text"] == "done"
+
+
+async def test_an_app_that_stops_ends_its_streams_in_the_store_too(redis_url: str) -> None:
+    app = build_http_app(bookshop(), sessions=RedisSessions(redis_url))
+    answers: list[tuple[str, httpx2.Response]] = []
+    async with client_of(app) as client, anyio.create_task_group() as group:
+
+        async def call_forever(session_id: str) -> None:
+            answers.append((session_id, await post(client, session_id, call(1, "forever", {}))))
+
+        async with app.router.lifespan_context(app):
+            group.start_soon(call_forever, await initialize(client))
+            await anyio.sleep(0.3)
+        # The app stopped with the call running; the call's stream ends.
+    ((session_id, answer),) = answers
+    stream_id = answer.text.partition("id: ")[2].partition("-")[0]
+    store: Any = redis.asyncio.Redis.from_url(redis_url)
+    try:
+        assert await store.xrange(f"mcpdi:session:events:{session_id}:{stream_id}", "2-0", "2-0")
+    finally:
+        await store.aclose()
+
+
+async def test_an_idle_shared_session_expires_on_every_app(redis_url: str) -> None:
+    async with two_apps(redis_url, session_idle_timeout=1.0) as (first, second):
+        session_id = await initialize(first)
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        for _ in range(3):  # activity on either app keeps it alive
+            await anyio.sleep(0.5)
+            assert (await post(second, session_id, listing)).status_code == 200
+        await anyio.sleep(1.5)
+        for client in (first, second):
+            assert (await post(client, session_id, listing)).status_code == 404
+
+
+async def test_plain_json_answers_share_sessions_too(redis_url: str) -> None:
+    async with two_apps(redis_url, json_response=True) as (first, second):
+        session_id = await initialize(first)
+        answer = await post(second, session_id, call(1, "shout", {"times": 1}))
+        assert answer.json()["result"]["content"][0]["text"] == "done"
+
+
+async def test_the_byte_budget_bounds_what_the_store_keeps_and_a_resumed_stream_skips_ahead(
+    redis_url: str,
+) -> None:
+    async with two_apps(redis_url, max_buffered_bytes=4096) as (first, second):
+        session_id = await initialize(first)
+        answer = await post(first, session_id, call(1, "shout", {"times": 20}))
+        ids = [line[4:] for line in answer.text.splitlines() if line.startswith("id: ")]
+        stream_id = ids[0].rpartition("-")[0]
+        key = f"mcpdi:session:events:{session_id}:{stream_id}"
+        store: Any = redis.asyncio.Redis.from_url(redis_url)
+        try:
+            with anyio.fail_after(5):  # the copy to Redis runs behind the answer
+                while not await store.xrange(key, "2-0", "2-0"):
+                    await anyio.sleep(0.05)
+            kept: list[tuple[bytes, dict[bytes, bytes]]] = await store.xrange(key)
+        finally:
+            await store.aclose()
+        sizes = [len(fields[b"f"]) for entry_id, fields in kept if entry_id != b"2-0"]
+        assert 0 < sum(sizes) <= 4096
+        first_kept = int(kept[0][0].decode().partition("-")[2])
+        assert first_kept > 10  # the oldest events were dropped, as in memory
+        # The client lost the stream after event 1, which the budget has dropped since.
+        resumed = await second.get(
+            "/mcp", headers={**headers(session_id), "last-event-id": f"{stream_id}-1"}, timeout=10
+        )
+        replayed = [line[4:] for line in resumed.text.splitlines() if line.startswith("id: ")]
+        assert int(replayed[0].rpartition("-")[2]) == first_kept
+        assert sse_messages(resumed)[-1]["result"]["content"][0]["text"] == "done"
+
+
+def test_shared_sessions_and_a_stateless_endpoint_exclude_each_other(redis_url: str) -> None:
+    with pytest.raises(
+        ValueError, match="sessions= keeps handshake-era sessions, which stateless=True turns off"
+    ):
+        build_http_app(bookshop(), stateless=True, sessions=RedisSessions(redis_url))
+
+
+async def test_the_redis_event_store_reads_after_a_number_takes_a_write_twice_and_trims(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = RedisSessions(redis_url, prefix="mcpdi:test-events:")
+    events = store.events
+    try:
+        assert not await events.exists("s:1")
+        await events.append("s:1", [(0, b"zero"), (1, b"one"), (2, b"two")], ttl=60)
+        with caplog.at_level(logging.WARNING, "mcpdi_transport"):
+            await events.append("s:1", [(2, b"two"), (3, b"three")], ttl=60)  # a retried batch
+        assert caplog.records == []
+        assert await events.read("s:1", 1, wait=0.01) == ([(2, b"two"), (3, b"three")], False)
+        await events.trim("s:1", 2)
+        assert await events.read("s:1", 0, wait=0.01) == ([(2, b"two"), (3, b"three")], False)
+        await events.end("s:1", ttl=60)
+        assert await events.read("s:1", 3, wait=0.01) == ([], True)
+        assert await events.exists("s:1")
+    finally:
+        await store.aclose()
+
+
+async def test_the_redis_registry_creates_once_saves_only_live_sessions_and_deletes(redis_url: str) -> None:
+    store = RedisSessions(redis_url, prefix="mcpdi:test-registry:")
+    try:
+        assert await store.create("a", "one", ttl=60)
+        assert not await store.create("a", "two", ttl=60)
+        assert await store.load("a", ttl=60) == "one"
+        assert await store.save("a", "three", ttl=60)
+        assert await store.touch(["a", "b"], ttl=None) == [True, False]
+        assert await store.delete("a")
+        assert not await store.delete("a")
+        assert not await store.save("a", "four", ttl=60)  # an ended session is not brought back
+        assert await store.load("a", ttl=60) is None
+    finally:
+        await store.aclose()

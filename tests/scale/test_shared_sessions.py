@@ -1,0 +1,246 @@
+"""2025-11-25 sessions shared in Redis by two mcpdi processes behind round-robin nginx (no pinning).
+
+The gateway configuration is `examples/deploy/nginx-mcp-shared.conf`, the one `docs/deploy.md`
+shows. Where a test must choose which backend gets which request it talks to them directly.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from handshake_http import Event, answer_of, call, events, headers, initialize, notify, post_stream, request
+from mcp import Client as SdkClient
+from scale_services import (
+    Redis,
+    accept_ok,
+    call_tool,
+    free_port,
+    nginx,
+    python_server,
+    result_text,
+    start_redis,
+    stop,
+)
+
+from mcpdi_transport import Client
+
+pytestmark = pytest.mark.slow
+
+BACKEND_SCRIPT = Path(__file__).parent / "gateway_backend.py"
+CONFIG = Path(__file__).parents[2] / "examples" / "deploy" / "nginx-mcp-shared.conf"
+UNREACHABLE = "The shared session store (Redis) is unreachable; send the same request again shortly"
+
+
+@dataclass
+class Deployment:
+    gateway: str
+    eu: str
+    us: str
+    redis: Redis
+
+
+@contextmanager
+def shared_deployment(workdir: Path, redis: Redis) -> Iterator[Deployment]:
+    keys = ",".join(secrets.token_hex(32) for _ in range(2))
+    eu, us, gateway = free_port(), free_port(), free_port()
+    config = CONFIG.read_text()
+    for marker, port in (("{{LISTEN}}", gateway), ("{{EU}}", eu), ("{{US}}", us)):
+        config = config.replace(marker, f"127.0.0.1:{port}")
+    env = {"MCPDI_STATE_KEYS": keys, "REDIS_URL": redis.url, "SHARED_SESSIONS": "1", "REDIS_TIMEOUT": "1"}
+    with (
+        python_server(BACKEND_SCRIPT, eu, {**env, "BACKEND": "eu1"}),
+        python_server(BACKEND_SCRIPT, us, {**env, "BACKEND": "us1"}),
+        nginx(config, workdir, gateway),
+    ):
+        yield Deployment(
+            f"http://127.0.0.1:{gateway}/mcp",
+            f"http://127.0.0.1:{eu}/mcp",
+            f"http://127.0.0.1:{us}/mcp",
+            redis,
+        )
+
+
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployment]:
+    redis = start_redis()
+    try:
+        with shared_deployment(tmp_path_factory.mktemp("nginx"), redis) as deployed:
+            yield deployed
+    finally:
+        stop(redis.process)
+
+
+def text_of(answer: dict[str, Any]) -> str:
+    return answer["result"]["content"][0]["text"]
+
+
+def test_a_session_initialized_on_one_backend_is_served_by_the_other(deployment: Deployment) -> None:
+    session_id = initialize(deployment.eu)
+    _, listed = answer_of(deployment.us, session_id, request(1, "tools/list"))
+    assert "pay" in {tool["name"] for tool in listed["result"]["tools"]}
+    assert text_of(call(deployment.us, session_id, "whoami", {}, 2)) == "us1"
+    assert text_of(call(deployment.eu, session_id, "whoami", {}, 3)) == "eu1"
+
+
+def test_an_unknown_session_is_404_on_every_backend(deployment: Deployment) -> None:
+    for url in (deployment.eu, deployment.us):
+        response = httpx2.post(url, content=request(1, "tools/list"), headers=headers("f" * 32))
+        assert response.status_code == 404
+        assert response.json()["error"] == {"code": -32600, "message": "Session not found"}
+
+
+def test_an_answer_posted_to_the_other_backend_completes_the_waiting_call(deployment: Deployment) -> None:
+    session_id = initialize(deployment.eu)
+    body = request(5, "tools/call", {"name": "pay", "arguments": {"amount": 3}})
+    with post_stream(deployment.eu, session_id, body) as response:
+        received = events(response)
+        question = next(event.message for event in received if event.message is not None)
+        assert question["method"] == "elicitation/create"
+        assert isinstance(question["id"], str)  # unique among the processes serving the session
+        answer = {
+            "jsonrpc": "2.0",
+            "id": question["id"],
+            "result": {"action": "accept", "content": {"ok": True}},
+        }
+        assert notify(deployment.us, session_id, answer).status_code == 202
+        final = next(event.message for event in received if event.message is not None)
+    assert final["id"] == 5
+    assert text_of(final) == "paid 3 on eu1"
+
+
+def test_a_dropped_stream_resumes_with_last_event_id_on_the_other_backend(deployment: Deployment) -> None:
+    session_id = initialize(deployment.eu)
+    body = request(7, "tools/call", {"name": "steps", "arguments": {"count": 4}})
+    with post_stream(deployment.eu, session_id, body) as response:
+        received = events(response)
+        priming = next(received)
+        assert priming.message is None
+        assert priming.id is not None
+        first = next(received)
+        assert first.message is not None
+        assert first.message["params"]["data"] == "step 0 on eu1"
+        last_seen = first.id
+    assert last_seen is not None
+    resumed = headers(session_id, **{"last-event-id": last_seen})
+    with (
+        httpx2.Client(timeout=30) as client,
+        client.stream("GET", deployment.us, headers=resumed) as response,
+    ):
+        assert response.status_code == 200
+        replayed = list(events(response))
+    messages = [event.message for event in replayed if event.message is not None]
+    assert [m["params"]["data"] for m in messages[:-1]] == [f"step {n} on eu1" for n in (1, 2, 3)]
+    assert messages[-1]["id"] == 7
+    assert text_of(messages[-1]) == "4 steps on eu1"
+    numbers = [int(str(event.id).rpartition("-")[2]) for event in replayed]
+    assert numbers == sorted(numbers)
+    assert numbers[0] > int(last_seen.rpartition("-")[2])
+
+
+@contextmanager
+def waiting_call(url: str, session_id: str, id_: int) -> Iterator[Iterator[Event]]:
+    """A call taking 30 s, running on `url`: the events of its stream after the priming one."""
+    body = request(id_, "tools/call", {"name": "wait", "arguments": {"seconds": 30}})
+    with post_stream(url, session_id, body) as response:
+        received = events(response)
+        next(received)  # the priming event: the call runs
+        yield received
+
+
+def test_a_cancellation_posted_to_the_other_backend_stops_the_call(deployment: Deployment) -> None:
+    session_id = initialize(deployment.eu)
+    started = time.monotonic()
+    with waiting_call(deployment.eu, session_id, 9) as received:
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}}
+        assert notify(deployment.us, session_id, cancel).status_code == 202
+        assert [event.message for event in received if event.message is not None] == []
+    assert time.monotonic() - started < 10
+
+
+def test_delete_on_one_backend_ends_the_session_on_the_other(deployment: Deployment) -> None:
+    session_id = initialize(deployment.eu)
+    started = time.monotonic()
+    with waiting_call(deployment.eu, session_id, 11) as received:
+        deleted = httpx2.delete(deployment.us, headers=headers(session_id))
+        assert deleted.status_code == 200
+        assert [event.message for event in received if event.message is not None] == []
+    assert time.monotonic() - started < 10  # the call running on eu1 was stopped
+    for url in (deployment.eu, deployment.us):
+        response = httpx2.post(url, content=request(12, "tools/list"), headers=headers(session_id))
+        assert response.status_code == 404
+        assert response.json()["error"]["message"] == "Session not found"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("kind", ["sdk", "mcpdi"])
+async def test_a_session_through_the_round_robin_gateway_is_served_by_both_backends(
+    deployment: Deployment, kind: str
+) -> None:
+    client_class: Any = SdkClient if kind == "sdk" else Client
+    with anyio.fail_after(60):
+        async with client_class(deployment.gateway, mode="legacy", elicitation_callback=accept_ok) as client:
+            served = {result_text(await client.call_tool("whoami", {})) for _ in range(6)}
+            assert served == {"eu1", "us1"}  # no pinning: one session, both processes
+            for _ in range(4):  # the question's answer lands on either process
+                assert result_text(await client.call_tool("pay", {"amount": 2})).startswith("paid 2 on ")
+
+
+def test_a_redis_that_goes_away_fails_the_session_requests_clearly_and_they_recover(
+    tmp_path: Path,
+) -> None:
+    redis = start_redis()
+    try:
+        with shared_deployment(tmp_path, redis) as deployed:
+            session_id = initialize(deployed.eu)
+            assert text_of(call(deployed.us, session_id, "whoami", {}, 1)) == "us1"
+            body = request(2, "tools/call", {"name": "steps", "arguments": {"count": 4}})
+            with post_stream(deployed.eu, session_id, body) as response:
+                received = events(response)
+                next(received)  # the call runs
+                redis.process.send_signal(signal.SIGSTOP)  # stops answering; keeps its data
+                rest = [event.message for event in received if event.message is not None]
+            # A call already running needs no Redis: its events and answer still arrive.
+            assert [m.get("params", {}).get("data") for m in rest[:-1]] == [
+                f"step {n} on eu1" for n in range(4)
+            ]
+            assert text_of(rest[-1]) == "4 steps on eu1"
+            try:
+                for url in (deployed.eu, deployed.us):
+                    refused = httpx2.post(url, content=request(2, "tools/list"), headers=headers(session_id))
+                    assert refused.status_code == 503
+                    assert refused.json()["error"] == {"code": -32603, "message": UNREACHABLE}
+                params = {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"},
+                }
+                fresh = httpx2.post(deployed.eu, content=request(0, "initialize", params), headers=headers())
+                (data,) = [line for line in fresh.text.splitlines() if line.startswith("data: {")]
+                assert json.loads(data[5:])["error"] == {"code": -32603, "message": UNREACHABLE}
+                # The stateless era needs no Redis for a single round: it is served meanwhile.
+                region = {"mcp-param-region": "eu"}
+                modern = call_tool(deployed.gateway, "where", {"arguments": {"region": "eu"}}, region)
+                assert modern["result"]["content"][0]["text"].startswith("eu served by ")
+            finally:
+                redis.process.send_signal(signal.SIGCONT)
+            assert text_of(call(deployed.eu, session_id, "whoami", {}, 3)) == "eu1"
+            assert text_of(call(deployed.us, session_id, "whoami", {}, 4)) == "us1"
+            stop(redis.process)  # a Redis that comes back empty: sessions are gone, new ones work
+            redis = start_redis(redis.port)
+            for url in (deployed.eu, deployed.us):
+                response = httpx2.post(url, content=request(5, "tools/list"), headers=headers(session_id))
+                assert response.status_code == 404
+            assert text_of(call(deployed.us, initialize(deployed.eu), "whoami", {}, 6)) == "us1"
+    finally:
+        stop(redis.process)
