@@ -224,14 +224,14 @@ class LegacyEndpoint:
         peer = StreamPeer(peer_headers(scope), None, None, _JSON_ONLY_REASON)
         response: dict[str, Any] | None = None
         key = request_key(request.id)
-        with anyio.CancelScope() as cancel_scope:
+        cancel_scope = anyio.CancelScope()  # one scope: `notifications/cancelled` and a shutdown cancel it
+        if session is not None:
+            session.running[key] = cancel_scope
+        try:
+            response = await handle_safely(running, message, connection, peer, cancel_scope=cancel_scope)
+        finally:
             if session is not None:
-                session.running[key] = cancel_scope
-            try:
-                response = await handle_safely(running, message, connection, peer)
-            finally:
-                if session is not None:
-                    session.running.pop(key, None)
+                session.running.pop(key, None)
         if response is None:
             response = error_body(_REQUEST_CANCELLED, "Request cancelled", request.id)
         headers = {_SESSION_HEADER: session.session_id} if session is not None else None

@@ -234,13 +234,14 @@ async def _answer_json(
             response = await handle_safely(running, body, Connection.for_modern_request(), peer)
             group.cancel_scope.cancel()
     else:
-        response = None
-        with anyio.CancelScope() as cancel_scope:
-            watch = _LateDisconnectWatch(loop, receive, cancel_scope)
-            try:
-                response = await handle_safely(running, body, Connection.for_modern_request(), peer)
-            finally:
-                watch.stop()
+        cancel_scope = anyio.CancelScope()  # one scope: a client leaving and a shutdown both cancel it
+        watch = _LateDisconnectWatch(loop, receive, cancel_scope)
+        try:
+            response = await handle_safely(
+                running, body, Connection.for_modern_request(), peer, cancel_scope=cancel_scope
+            )
+        finally:
+            watch.stop()
     if response is not None:
         await _reply(scope, receive, send, response)
 
