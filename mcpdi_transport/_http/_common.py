@@ -16,6 +16,8 @@ from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, encode_message, error_respo
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
+    from mcpdi_transport._http._ticker import Ticker
+
 __all__ = (
     "JSON",
     "NO_BODY",
@@ -72,6 +74,8 @@ class Running:
     task_group: TaskGroup
     in_flight: set[anyio.CancelScope] = field(default_factory=set[anyio.CancelScope])
     stopping: bool = False
+    disconnect_ticker: Ticker | None = None
+    """The deadlines after which JSON answers still running watch for the client leaving."""
 
     def stop_requests(self) -> None:
         """Answer every request still running with `-32603` "The server is shutting down"."""

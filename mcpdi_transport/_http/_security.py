@@ -12,6 +12,8 @@ import anyio
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mcpdi_transport._http._ticker import Ticker
+
 __all__ = (
     "DEFAULT_BODY_TIMEOUT",
     "DEFAULT_MAX_BODY_SIZE",
@@ -188,13 +190,14 @@ async def _collect_body(receive: Receive, max_body_size: int) -> tuple[bytes, li
 
 
 async def read_body(
-    receive: Receive, max_body_size: int, body_timeout: float
+    receive: Receive, max_body_size: int, body_timeout: float, ticker: Ticker | None = None
 ) -> tuple[bytes, list[Message]] | str:
     """`_collect_body` within `body_timeout` seconds, else `_TOO_SLOW`.
 
-    On asyncio the deadline is one timer that cancels this task, the cancel undone where it
+    On asyncio the deadline cancels this task from `ticker` (a `Ticker` of this loop whose
+    delay is `body_timeout`; one is made when none is given), the cancel undone where it
     is caught (the protocol of `asyncio.timeout`, so a cancellation from elsewhere passes
-    through): an anyio cancel scope per request costs several times more.
+    through): an anyio cancel scope or a timer per request costs several times more.
     """
     try:
         loop = asyncio.get_running_loop()
@@ -205,6 +208,8 @@ async def read_body(
         with anyio.move_on_after(body_timeout):
             return await _collect_body(receive, max_body_size)
         return _TOO_SLOW
+    if ticker is None or ticker.loop is not loop:
+        ticker = body_ticker(loop, body_timeout)
     cancelling = task.cancelling()
     expired = False
 
@@ -213,7 +218,7 @@ async def read_body(
         expired = True
         task.cancel()
 
-    deadline = loop.call_later(body_timeout, expire)
+    deadline = ticker.add(expire)
     try:
         return await _collect_body(receive, max_body_size)
     except asyncio.CancelledError:
@@ -221,7 +226,12 @@ async def read_body(
             return _TOO_SLOW
         raise
     finally:
-        deadline.cancel()
+        ticker.discard(deadline)
+
+
+def body_ticker(loop: asyncio.AbstractEventLoop, body_timeout: float) -> Ticker:
+    """The `Ticker` for body deadlines: late by at most a tenth of the timeout (and 1 s)."""
+    return Ticker(loop, body_timeout, min(1.0, body_timeout / 10))
 
 
 class BodyLimit:
@@ -242,6 +252,7 @@ class BodyLimit:
         self.app = app
         self.max_body_size = max_body_size
         self.body_timeout = body_timeout
+        self._ticker: Ticker | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -253,7 +264,14 @@ class BodyLimit:
                     await _too_large(scope, receive, send)
                     return
                 break
-        outcome = await read_body(receive, self.max_body_size, self.body_timeout)
+        ticker = self._ticker
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on asyncio (trio): `read_body` takes anyio's way
+            loop = None
+        if loop is not None and (ticker is None or ticker.loop is not loop):
+            ticker = self._ticker = body_ticker(loop, self.body_timeout)
+        outcome = await read_body(receive, self.max_body_size, self.body_timeout, ticker)
         if outcome == _TOO_LARGE:
             await _too_large(scope, receive, send)
             return
