@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
+import importlib.util
 import logging
 import shlex
 import sys
@@ -146,6 +147,18 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PREFIX",
         help="HTTP: start every handshake-era session id with PREFIX, for a gateway to pin sessions",
     )
+    run.add_argument(
+        "--loop",
+        choices=("auto", "asyncio", "uvloop"),
+        default="auto",
+        help="HTTP: the event loop; auto (default) is uvloop when installed (mcpdi[fast]), else asyncio",
+    )
+    run.add_argument(
+        "--http",
+        choices=("auto", "h11", "httptools"),
+        default="auto",
+        help="HTTP: the parser; auto (default) is httptools when installed (mcpdi[fast]), else h11",
+    )
     run.add_argument("--listen-fd", type=int, help=argparse.SUPPRESS)  # a worker's inherited socket
     graph = commands.add_parser("graph", help="explain the resolver graph of each tool, or of one")
     graph.add_argument("target", help="path/to/server.py or path/to/server.py:object")
@@ -275,8 +288,12 @@ def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
     import anyio
 
     from mcpdi_transport._listen import CannotListen
-    from mcpdi_transport._serve import serve_http
+    from mcpdi_transport._serve import event_loop_options, serve_http
 
+    for module, option in ((arguments.loop, "--loop"), (arguments.http, "--http")):
+        if module not in ("auto", "asyncio", "h11") and importlib.util.find_spec(module) is None:
+            msg = f"{option} {module}: {module} is not installed; pip install 'mcpdi[fast]'"
+            raise CommandError(msg)
     inherited = {} if arguments.listen_fd is None else {"sock": inherited_socket(arguments.listen_fd)}
 
     serve = functools.partial(
@@ -292,6 +309,7 @@ def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
         allowed_origins=arguments.allow_origin,
         limit_concurrency=arguments.max_connections,
         session_id_prefix=arguments.session_prefix,
+        http=arguments.http,
         **inherited,
         **_shared_sessions(arguments),
     )
@@ -309,7 +327,7 @@ def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
     refused: list[CannotListen] = []
     try:
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn has already shut down cleanly
-            anyio.run(serve_and_announce)
+            anyio.run(serve_and_announce, backend_options=event_loop_options(arguments.loop))
     except* CannotListen as group:
         refused.extend(error for error in group.exceptions if isinstance(error, CannotListen))
     if refused:

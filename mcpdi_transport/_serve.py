@@ -7,17 +7,23 @@ The adapters are imported inside the entry points, so stdio never loads the HTTP
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import logging
 import math
 import socket
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import anyio
 import anyio.abc
 
 from mcpdi_transport._listen import ServesMCP, bind_socket
 
-__all__ = ("run_server", "serve_http")
+if TYPE_CHECKING:
+    from mcpdi_transport._http._uvicorn import HttpParser
+
+__all__ = ("EventLoop", "event_loop_options", "run_server", "serve_http")
+
+EventLoop = Literal["auto", "asyncio", "uvloop"]
 
 logger = logging.getLogger("mcpdi_transport")
 
@@ -36,6 +42,17 @@ HEADER_TIMEOUT: Final = 10.0
 """Seconds a client may take to send a request's headers; a slower one is disconnected."""
 
 
+def event_loop_options(loop: EventLoop = "auto") -> dict[str, Any]:
+    """`anyio.run` backend options for `loop`: `auto` is uvloop when it is installed (`mcpdi[fast]`).
+
+    uvicorn's own `loop="auto"` never applies here: uvicorn is served inside the loop
+    `anyio.run` starts, so the choice is made before it.
+    """
+    if loop == "uvloop" or (loop == "auto" and importlib.util.find_spec("uvloop") is not None):
+        return {"use_uvloop": True}
+    return {}
+
+
 async def serve_http(
     server: ServesMCP,
     host: str = "127.0.0.1",
@@ -46,6 +63,7 @@ async def serve_http(
     limit_concurrency: int = MAX_CONNECTIONS,
     timeout_keep_alive: float = KEEP_ALIVE_TIMEOUT,
     header_timeout: float = HEADER_TIMEOUT,
+    http: HttpParser = "auto",
     sock: socket.socket | None = None,
     task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
     **app_options: Any,
@@ -57,8 +75,9 @@ async def serve_http(
     learns the bound port (useful with `port=0`) once the server accepts connections.
     `app_options` go to `build_http_app`. `limit_concurrency` caps open connections
     (more get 503), `timeout_keep_alive` closes idle ones, and a client gets
-    `header_timeout` seconds to send a request's headers. On SIGTERM or Ctrl-C, running
-    calls get `shutdown_grace` seconds, then a JSON-RPC error.
+    `header_timeout` seconds to send a request's headers. `http` is the HTTP parser:
+    `auto` takes httptools when it is installed (`mcpdi[fast]`), else h11. On SIGTERM or
+    Ctrl-C, running calls get `shutdown_grace` seconds, then a JSON-RPC error.
     """
     import uvicorn  # only HTTP serving needs it
 
@@ -73,7 +92,7 @@ async def serve_http(
         app,
         log_level=log_level,
         lifespan="on",
-        http=header_deadline_protocol(header_timeout),
+        http=header_deadline_protocol(header_timeout, http),
         timeout_graceful_shutdown=math.ceil(shutdown_grace) + 2,
         limit_concurrency=limit_concurrency,
         timeout_keep_alive=math.ceil(timeout_keep_alive),
@@ -119,16 +138,24 @@ def run_server(
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
+    loop: EventLoop = "auto",
     **options: Any,
 ) -> None:
-    """Serve until stdin ends (stdio) or the process is interrupted (HTTP); blocks."""
+    """Serve until stdin ends (stdio) or the process is interrupted (HTTP); blocks.
+
+    Over HTTP, `loop="auto"` runs on uvloop when it is installed (`pip install
+    'mcpdi[fast]'`), and the HTTP parser is httptools then too; `loop="asyncio"` keeps the
+    standard library's loop.
+    """
     if transport == "stdio":
         from mcpdi_transport._stdio import serve_stdio
 
         anyio.run(lambda: serve_stdio(server, **options))
     elif transport in ("streamable-http", "http"):
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn has already shut down cleanly
-            anyio.run(lambda: serve_http(server, host, port, **options))
+            anyio.run(
+                lambda: serve_http(server, host, port, **options), backend_options=event_loop_options(loop)
+            )
     else:
         msg = f"Unknown transport {transport!r}; use 'stdio' or 'streamable-http'."
         raise ValueError(msg)

@@ -6,15 +6,16 @@ import contextlib
 import logging
 import re
 from collections.abc import AsyncGenerator, Iterable, Sequence
-from typing import Final
+from typing import Any, Final
 
 import anyio
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.middleware.errors import ServerErrorMiddleware
 from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute, Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcpdi import AuthSettings, TokenVerifier
 from mcpdi_transport._http._bearer import BearerGate, metadata_endpoint, metadata_paths
@@ -98,6 +99,46 @@ class _Endpoint:
         while True:
             await anyio.sleep(min(_SWEEP_INTERVAL, self.options.session_idle_timeout))
             self.legacy.sweep_idle()
+
+
+class _MCPApp(Starlette):
+    """The Starlette app, with requests at the MCP path taken straight to the MCP endpoint.
+
+    Starlette's stack (error middleware, body limit, exception middleware, router, route)
+    costs about as much per request as the rest of a bare endpoint; at the MCP path it
+    would only lead to the endpoint. So those requests get the same error middleware and
+    body limit around the endpoint, and nothing else. Everything else, and every request
+    once the app has middleware or exception handlers added after it was built, takes
+    the whole stack.
+    """
+
+    def __init__(
+        self, *, mcp_path: str, mcp_endpoint: ASGIApp, body_limit: Middleware, **options: Any
+    ) -> None:
+        super().__init__(middleware=[body_limit], **options)
+        self._mcp_path = mcp_path
+        self._body_limit = body_limit
+        self._mcp_endpoint = mcp_endpoint
+        self._direct: ASGIApp | None = None
+
+    def build_middleware_stack(self) -> ASGIApp:
+        stack = super().build_middleware_stack()
+        if self.user_middleware == [self._body_limit] and not self.exception_handlers:
+            cls, args, kwargs = self._body_limit
+            self._direct = ServerErrorMiddleware(cls(self._mcp_endpoint, *args, **kwargs), debug=self.debug)
+        else:
+            self._direct = None
+        return stack
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.middleware_stack is None:
+            self.middleware_stack = self.build_middleware_stack()
+        direct = self._direct
+        if direct is not None and scope["type"] == "http" and scope["path"] == self._mcp_path:
+            scope["app"] = self
+            await direct(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
 
 
 def _checked_prefix(prefix: str) -> str:
@@ -204,18 +245,21 @@ def build_http_app(
                 endpoint.legacy.end_all()
                 group.cancel_scope.cancel()
 
-    mcp_routes: list[BaseRoute] = [Route(path, endpoint=endpoint)]
+    mcp_endpoint: ASGIApp = endpoint
+    metadata_routes: list[BaseRoute] = []
     if (token_verifier is None) != (auth is None):
         msg = "bearer auth needs both token_verifier= and auth=AuthSettings(...)"
         raise ValueError(msg)
     if token_verifier is not None and auth is not None:
-        mcp_routes = [Route(path, endpoint=BearerGate(endpoint, token_verifier, auth, path))]
+        mcp_endpoint = BearerGate(endpoint, token_verifier, auth, path)
         metadata = metadata_endpoint(auth, path)
-        mcp_routes += [Route(p, endpoint=metadata, methods=["GET"]) for p in metadata_paths(auth)]
-    app = Starlette(
+        metadata_routes = [Route(p, endpoint=metadata, methods=["GET"]) for p in metadata_paths(auth)]
+    app = _MCPApp(
+        mcp_path=path,
+        mcp_endpoint=mcp_endpoint,
+        body_limit=Middleware(BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout),
         debug=debug,
-        routes=[*mcp_routes, *routes],
-        middleware=[Middleware(BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout)],
+        routes=[Route(path, endpoint=mcp_endpoint), *metadata_routes, *routes],
         lifespan=lifespan,
     )
     app.state.mcpdi_drain = endpoint.drain

@@ -16,6 +16,8 @@ from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, encode_message, error_respo
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
+    from mcpdi_transport._http._ticker import Ticker
+
 __all__ = (
     "JSON",
     "NO_BODY",
@@ -72,6 +74,8 @@ class Running:
     task_group: TaskGroup
     in_flight: set[anyio.CancelScope] = field(default_factory=set[anyio.CancelScope])
     stopping: bool = False
+    disconnect_ticker: Ticker | None = None
+    """The deadlines after which JSON answers still running watch for the client leaving."""
 
     def stop_requests(self) -> None:
         """Answer every request still running with `-32603` "The server is shutting down"."""
@@ -162,14 +166,23 @@ def _repeats_grouped(scope: Scope) -> dict[str, list[str]] | None:
     return grouped
 
 
-async def handle_safely(running: Running, message: Mapping[str, Any], connection: Any, peer: Any) -> Any:
+async def handle_safely(
+    running: Running,
+    message: Mapping[str, Any],
+    connection: Any,
+    peer: Any,
+    *,
+    cancel_scope: anyio.CancelScope | None = None,
+) -> Any:
     """`runner.handle`, with a failure of the runner itself answered as `-32603` instead of a 500.
 
     A request still running when the server stops (`Running.stop_requests`) is answered
-    with `-32603` "The server is shutting down".
+    with `-32603` "The server is shutting down". The handler runs in `cancel_scope` (a new
+    one by default): a caller that cancels for its own reasons (a client that left)
+    passes the scope it cancels, so one scope serves both; the answer is then None.
     """
     is_request = "id" in message and "method" in message
-    with anyio.CancelScope() as scope:
+    with anyio.CancelScope() if cancel_scope is None else cancel_scope as scope:
         running.in_flight.add(scope)
         try:
             return await running.runner.handle(message, connection, peer)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final, cast
+from collections.abc import Mapping
+from typing import Any, Final, Protocol, cast
 
 import anyio
 from mcp_types import DEFAULT_NEGOTIATED_VERSION
@@ -63,15 +63,27 @@ async def _reply_missing_session(scope: Scope, receive: Receive, send: Send) -> 
     await json_reply(scope, receive, send, body, status=400)
 
 
+class MessageHandler(Protocol):
+    """How a session's message is served: `handle_safely`, or a wrapper with its signature."""
+
+    async def __call__(
+        self,
+        running: Running,
+        message: Mapping[str, Any],
+        connection: Connection,
+        peer: Any,
+        *,
+        cancel_scope: anyio.CancelScope | None = None,
+    ) -> Any: ...
+
+
 class LegacyEndpoint:
     """Serves every request whose `MCP-Protocol-Version` is absent or a handshake version."""
 
     def __init__(self, options: AppOptions) -> None:
         self.options = options
         self.sessions: dict[str, LegacySession] = {}
-        self.handle_message: Callable[[Running, Mapping[str, Any], Connection, Any], Awaitable[Any]] = (
-            handle_safely
-        )
+        self.handle_message: MessageHandler = handle_safely
         """Serves one message of a session (sessions shared between processes also store what changed)."""
 
     async def undelivered(self, session: LegacySession, message: Mapping[str, Any]) -> None:
@@ -238,14 +250,16 @@ class LegacyEndpoint:
         peer = StreamPeer(peer_headers(scope), None, None, _JSON_ONLY_REASON)
         response: dict[str, Any] | None = None
         key = request_key(request.id)
-        with anyio.CancelScope() as cancel_scope:
+        cancel_scope = anyio.CancelScope()  # one scope: `notifications/cancelled` and a shutdown cancel it
+        if session is not None:
+            session.running[key] = cancel_scope
+        try:
+            response = await self.handle_message(
+                running, message, connection, peer, cancel_scope=cancel_scope
+            )
+        finally:
             if session is not None:
-                session.running[key] = cancel_scope
-            try:
-                response = await self.handle_message(running, message, connection, peer)
-            finally:
-                if session is not None:
-                    session.running.pop(key, None)
+                session.running.pop(key, None)
         if response is None:
             response = error_body(_REQUEST_CANCELLED, "Request cancelled", request.id)
         headers = {_SESSION_HEADER: session.session_id} if session is not None else None

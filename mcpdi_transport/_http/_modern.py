@@ -47,6 +47,7 @@ from mcpdi_transport._http._common import (
     watch_disconnect,
 )
 from mcpdi_transport._http._sse import PING, PING_INTERVAL, SSE_HEADERS, message_frame
+from mcpdi_transport._http._ticker import Ticker
 
 __all__ = ("serve_modern_request",)
 
@@ -185,22 +186,21 @@ class _LateDisconnectWatch:
     """Watches for the client leaving only once the handler has run for `DISCONNECT_GRACE`.
 
     Most JSON answers are ready long before that, and a watcher task started and cancelled
-    per request would cost more than the call. Needs asyncio's `call_later`; elsewhere the
-    watcher starts at once.
+    per request would cost more than the call; so would a loop timer per request, hence
+    the app's shared `Ticker`. Needs asyncio; elsewhere the watcher starts at once.
     """
 
-    __slots__ = ("_cancel_scope", "_receive", "_task", "_timer")
+    __slots__ = ("_cancel_scope", "_key", "_receive", "_task", "_ticker")
 
-    def __init__(
-        self, loop: asyncio.AbstractEventLoop, receive: Receive, cancel_scope: anyio.CancelScope
-    ) -> None:
+    def __init__(self, ticker: Ticker, receive: Receive, cancel_scope: anyio.CancelScope) -> None:
         self._receive = receive
         self._cancel_scope = cancel_scope
         self._task: asyncio.Task[None] | None = None
-        self._timer = loop.call_later(DISCONNECT_GRACE, self._start, loop)
+        self._ticker = ticker
+        self._key = ticker.add(self._start)
 
-    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._task = loop.create_task(self._watch())
+    def _start(self) -> None:
+        self._task = self._ticker.loop.create_task(self._watch())
 
     async def _watch(self) -> None:
         try:
@@ -209,9 +209,16 @@ class _LateDisconnectWatch:
             logger.debug("stopped watching for a disconnect", exc_info=True)
 
     def stop(self) -> None:
-        self._timer.cancel()
+        self._ticker.discard(self._key)
         if self._task is not None:
             self._task.cancel()
+
+
+def _disconnect_ticker(running: Running, loop: asyncio.AbstractEventLoop) -> Ticker:
+    ticker = running.disconnect_ticker
+    if ticker is None or ticker.loop is not loop:
+        ticker = running.disconnect_ticker = Ticker(loop, DISCONNECT_GRACE, DISCONNECT_GRACE)
+    return ticker
 
 
 async def _answer_json(
@@ -234,13 +241,14 @@ async def _answer_json(
             response = await handle_safely(running, body, Connection.for_modern_request(), peer)
             group.cancel_scope.cancel()
     else:
-        response = None
-        with anyio.CancelScope() as cancel_scope:
-            watch = _LateDisconnectWatch(loop, receive, cancel_scope)
-            try:
-                response = await handle_safely(running, body, Connection.for_modern_request(), peer)
-            finally:
-                watch.stop()
+        cancel_scope = anyio.CancelScope()  # one scope: a client leaving and a shutdown both cancel it
+        watch = _LateDisconnectWatch(_disconnect_ticker(running, loop), receive, cancel_scope)
+        try:
+            response = await handle_safely(
+                running, body, Connection.for_modern_request(), peer, cancel_scope=cancel_scope
+            )
+        finally:
+            watch.stop()
     if response is not None:
         await _reply(scope, receive, send, response)
 

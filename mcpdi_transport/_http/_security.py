@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, cast
 
 import anyio
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mcpdi_transport._http._ticker import Ticker
 
 __all__ = (
     "DEFAULT_BODY_TIMEOUT",
@@ -164,6 +167,73 @@ async def _too_slow(scope: Scope, receive: Receive, send: Send) -> None:
     await PlainTextResponse("Request body not received in time", status_code=408)(scope, receive, send)
 
 
+_TOO_LARGE: Final = "too large"
+_TOO_SLOW: Final = "too slow"
+
+
+async def _collect_body(receive: Receive, max_body_size: int) -> tuple[bytes, list[Message]] | str:
+    """The body, and a message that came instead of more of it (a disconnect); or `_TOO_LARGE`."""
+    message = await receive()
+    if message["type"] == "http.request" and not message.get("more_body", False):
+        body: bytes = message.get("body", b"")  # the usual case: the whole body in one message
+        return _TOO_LARGE if len(body) > max_body_size else (body, [])
+    collected = bytearray()
+    while True:
+        if message["type"] != "http.request":
+            return bytes(collected), [message]
+        collected.extend(message.get("body", b""))
+        if len(collected) > max_body_size:
+            return _TOO_LARGE
+        if not message.get("more_body", False):
+            return bytes(collected), []
+        message = await receive()
+
+
+async def read_body(
+    receive: Receive, max_body_size: int, body_timeout: float, ticker: Ticker | None = None
+) -> tuple[bytes, list[Message]] | str:
+    """`_collect_body` within `body_timeout` seconds, else `_TOO_SLOW`.
+
+    On asyncio the deadline cancels this task from `ticker` (a `Ticker` of this loop whose
+    delay is `body_timeout`; one is made when none is given), the cancel undone where it
+    is caught (the protocol of `asyncio.timeout`, so a cancellation from elsewhere passes
+    through): an anyio cancel scope or a timer per request costs several times more.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # not on asyncio (trio)
+        loop = None
+    task = asyncio.current_task() if loop is not None else None
+    if loop is None or task is None:
+        with anyio.move_on_after(body_timeout):
+            return await _collect_body(receive, max_body_size)
+        return _TOO_SLOW
+    if ticker is None or ticker.loop is not loop:
+        ticker = body_ticker(loop, body_timeout)
+    cancelling = task.cancelling()
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    deadline = ticker.add(expire)
+    try:
+        return await _collect_body(receive, max_body_size)
+    except asyncio.CancelledError:
+        if expired and task.uncancel() <= cancelling:
+            return _TOO_SLOW
+        raise
+    finally:
+        ticker.discard(deadline)
+
+
+def body_ticker(loop: asyncio.AbstractEventLoop, body_timeout: float) -> Ticker:
+    """The `Ticker` for body deadlines: late by at most a tenth of the timeout (and 1 s)."""
+    return Ticker(loop, body_timeout, min(1.0, body_timeout / 10))
+
+
 class BodyLimit:
     """ASGI middleware refusing request bodies larger than `max_body_size` bytes with 413,
     and bodies that take longer than `body_timeout` seconds to arrive with 408.
@@ -182,33 +252,34 @@ class BodyLimit:
         self.app = app
         self.max_body_size = max_body_size
         self.body_timeout = body_timeout
+        self._ticker: Ticker | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"content-length"), None)
-        if declared is not None and declared.isdigit() and int(declared) > self.max_body_size:
-            await _too_large(scope, receive, send)
-            return
-        body = bytearray()
-        buffered: list[Message] = []
-        with anyio.move_on_after(self.body_timeout) as reading:
-            while True:
-                message = await receive()
-                if message["type"] != "http.request":
-                    buffered.append(message)
-                    break
-                body.extend(message.get("body", b""))
-                if len(body) > self.max_body_size:
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                if value.isdigit() and int(value) > self.max_body_size:
                     await _too_large(scope, receive, send)
                     return
-                if not message.get("more_body", False):
-                    break
-        if reading.cancelled_caught:
+                break
+        ticker = self._ticker
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on asyncio (trio): `read_body` takes anyio's way
+            loop = None
+        if loop is not None and (ticker is None or ticker.loop is not loop):
+            ticker = self._ticker = body_ticker(loop, self.body_timeout)
+        outcome = await read_body(receive, self.max_body_size, self.body_timeout, ticker)
+        if outcome == _TOO_LARGE:
+            await _too_large(scope, receive, send)
+            return
+        if outcome == _TOO_SLOW:
             await _too_slow(scope, receive, send)
             return
-        replay: list[Message] = [{"type": "http.request", "body": bytes(body), "more_body": False}, *buffered]
+        body, buffered = cast("tuple[bytes, list[Message]]", outcome)
+        replay: list[Message] = [{"type": "http.request", "body": body, "more_body": False}, *buffered]
 
         async def replaying_receive() -> Message:
             if replay:

@@ -291,14 +291,20 @@ class SharedLegacyEndpoint(LegacyEndpoint):
             session.streams[stream_id] = StoredStream(stream_id, key, self.store.events)
 
     async def _handle_and_store(
-        self, running: Running, message: Mapping[str, Any], connection: Connection, peer: Any
+        self,
+        running: Running,
+        message: Mapping[str, Any],
+        connection: Connection,
+        peer: Any,
+        *,
+        cancel_scope: anyio.CancelScope | None = None,
     ) -> Any:
         """Serve the message; store the session's record when it changed (before the answer leaves)."""
         session = self._by_connection.get(id(connection))
         if session is None:
-            return await handle_safely(running, message, connection, peer)
+            return await handle_safely(running, message, connection, peer, cancel_scope=cancel_scope)
         before = session.state()
-        response = await handle_safely(running, message, connection, peer)
+        response = await handle_safely(running, message, connection, peer, cancel_scope=cancel_scope)
         if session.state() != before and not session.ended:
             try:
                 await self._store_record(session)

@@ -3,62 +3,136 @@
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import time
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import Any, Literal
 
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ("DrainingServer", "RateLimitedLogs", "header_deadline_protocol")
+__all__ = ("DrainingServer", "HttpParser", "RateLimitedLogs", "header_deadline_protocol", "pick_http_parser")
+
+HttpParser = Literal["auto", "h11", "httptools"]
 
 
-def header_deadline_protocol(header_timeout: float) -> type[H11Protocol]:
-    """uvicorn's h11 protocol, closing connections whose request headers do not arrive in time.
+def pick_http_parser(http: HttpParser) -> Literal["h11", "httptools"]:
+    """The parser `http` names; `auto` is httptools when it is installed (`mcpdi[fast]`), else h11."""
+    if http == "auto":
+        return "httptools" if importlib.util.find_spec("httptools") is not None else "h11"
+    return http
+
+
+def header_deadline_protocol(header_timeout: float, http: HttpParser = "h11") -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol, closing connections whose request headers do not arrive in time.
 
     uvicorn itself only times out idle keep-alive connections, and every byte received
     resets that timer, so a client trickling one header byte at a time would hold a
-    connection for ever.
+    connection for ever. `http` picks the parser: h11, or httptools (see `pick_http_parser`).
     """
+    if pick_http_parser(http) == "httptools":
+        return _httptools_header_deadline(header_timeout)
 
     class HeaderDeadline(H11Protocol):
-        _deadline: asyncio.TimerHandle | None = None
+        _timer: _HeaderTimer | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            self._arm()
+            self._timer = _HeaderTimer(header_timeout, self.loop, transport, self._awaits_headers)
+            self._timer.arm()
+
+        def _awaits_headers(self) -> bool:
+            return self.conn.their_state is h11.IDLE
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
-            if self.conn.their_state is not h11.IDLE:
-                self._disarm()  # the headers are in; the body has its own deadline
+            if self._timer is not None and not self._awaits_headers():
+                self._timer.disarm()  # the headers are in; the body has its own deadline
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            self._arm()
+            if self._timer is not None:
+                self._timer.arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
-            self._disarm()
+            if self._timer is not None:
+                self._timer.disarm()
             super().connection_lost(exc)
 
-        def _arm(self) -> None:
-            self._disarm()
-            self._deadline = self.loop.call_later(header_timeout, self._expire)
-
-        def _disarm(self) -> None:
-            if self._deadline is not None:
-                self._deadline.cancel()
-                self._deadline = None
-
-        def _expire(self) -> None:
-            self._deadline = None
-            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                self.transport.close()
-
     return HeaderDeadline
+
+
+class _HeaderTimer:
+    """One connection's header deadline: closes it unless `awaits_headers()` turned false in time."""
+
+    __slots__ = ("_awaits_headers", "_handle", "_loop", "_seconds", "_transport")
+
+    def __init__(
+        self,
+        seconds: float,
+        loop: asyncio.AbstractEventLoop,
+        transport: asyncio.Transport,
+        awaits_headers: Callable[[], bool],
+    ) -> None:
+        self._seconds = seconds
+        self._loop = loop
+        self._transport = transport
+        self._awaits_headers = awaits_headers
+        self._handle: asyncio.TimerHandle | None = None
+
+    def arm(self) -> None:
+        self.disarm()
+        self._handle = self._loop.call_later(self._seconds, self._expire)
+
+    def disarm(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+    def _expire(self) -> None:
+        self._handle = None
+        if self._awaits_headers() and not self._transport.is_closing():
+            self._transport.close()
+
+
+def _httptools_header_deadline(header_timeout: float) -> type[asyncio.Protocol]:
+    """The httptools twin of the h11 `HeaderDeadline`: its parser reports complete headers itself."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class HttpToolsHeaderDeadline(HttpToolsProtocol):
+        _timer: _HeaderTimer | None = None
+        _requests_begun = 0
+        _responses_done = 0
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._timer = _HeaderTimer(header_timeout, self.loop, transport, self._awaits_headers)
+            self._timer.arm()
+
+        def _awaits_headers(self) -> bool:
+            return self._requests_begun == self._responses_done  # no (pipelined) request's headers are in
+
+        def on_headers_complete(self) -> None:
+            self._requests_begun += 1
+            if self._timer is not None:
+                self._timer.disarm()  # the headers are in; the body has its own deadline
+            super().on_headers_complete()
+
+        def on_response_complete(self) -> None:
+            self._responses_done += 1
+            super().on_response_complete()
+            if self._timer is not None and self._awaits_headers():
+                self._timer.arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._timer is not None:
+                self._timer.disarm()
+            super().connection_lost(exc)
+
+    return HttpToolsHeaderDeadline
 
 
 class DrainingServer(uvicorn.Server):

@@ -142,11 +142,9 @@ async def test_only_the_json_media_type_itself_is_accepted(content_type: str, st
     assert response.status_code == status
 
 
-async def test_a_body_that_trickles_in_too_slowly_gets_408() -> None:
+def trickling_body() -> Any:
+    """An ASGI `receive` sending the first byte of a body, then nothing more."""
     received: list[dict[str, Any]] = []
-
-    async def app(scope: Any, receive: Any, send: Any) -> None:
-        raise AssertionError("the app must not see a body that never finished")
 
     async def trickle() -> dict[str, Any]:
         if not received:
@@ -155,6 +153,14 @@ async def test_a_body_that_trickles_in_too_slowly_gets_408() -> None:
         await anyio.sleep_forever()
         raise AssertionError
 
+    return trickle
+
+
+async def never_called(scope: Any, receive: Any, send: Any) -> None:
+    raise AssertionError("the app must not see a body that never finished")
+
+
+async def test_a_body_that_trickles_in_too_slowly_gets_408() -> None:
     sent: list[dict[str, Any]] = []
 
     async def send(message: Any) -> None:
@@ -162,7 +168,7 @@ async def test_a_body_that_trickles_in_too_slowly_gets_408() -> None:
 
     scope = {"type": "http", "method": "POST", "headers": [(b"content-type", b"application/json")]}
     with anyio.fail_after(5):
-        await BodyLimit(app, body_timeout=0.1)(scope, trickle, send)
+        await BodyLimit(never_called, body_timeout=0.1)(scope, trickling_body(), send)
     assert sent[0]["status"] == 408
     assert sent[1]["body"] == b"Request body not received in time"
 
@@ -171,3 +177,49 @@ async def test_bodies_over_the_limit_get_413() -> None:
     async with http_client(build_http_app(server, max_body_size=64)) as client:
         response = await client.post("/mcp", json={**DISCOVER, "pad": "x" * 100}, headers=modern_headers("x"))
     assert (response.status_code, response.text) == (413, "Request body too large")
+
+
+async def test_a_middleware_added_to_the_built_app_sees_requests_at_the_mcp_path_too() -> None:
+    app = build_http_app(server)
+    seen: list[str] = []
+
+    class Recorder:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            if scope["type"] == "http":
+                seen.append(scope["path"])
+            await self.inner(scope, receive, send)
+
+    app.add_middleware(Recorder)
+    async with http_client(app) as client:
+        response = await client.post("/mcp", json=DISCOVER, headers=modern_headers("server/discover"))
+    assert (response.status_code, seen) == (200, ["/mcp"])
+
+
+async def test_the_mcp_path_keeps_the_body_limit_and_a_trickling_body_gets_408_through_the_app() -> None:
+    app = build_http_app(server, body_timeout=0.1)
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    headers = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json")]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers, "query_string": b""}
+    async with app.router.lifespan_context(app):
+        with anyio.fail_after(5):
+            await app(scope, trickling_body(), send)
+    assert (sent[0]["status"], sent[1]["body"]) == (408, b"Request body not received in time")
+
+
+async def test_a_cancellation_from_outside_while_a_body_is_read_is_not_taken_for_the_deadline() -> None:
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "headers": [(b"content-type", b"application/json")]}
+    with anyio.move_on_after(0.2) as outer:
+        await BodyLimit(never_called, body_timeout=30)(scope, trickling_body(), send)
+    assert (outer.cancelled_caught, sent) == (True, [])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -19,6 +20,10 @@ from mcpdi_transport._http._uvicorn import RateLimitedLogs
 from mcpdi_transport._serve import serve_http
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+needs_httptools = pytest.mark.skipif(
+    importlib.util.find_spec("httptools") is None, reason="httptools comes with uvicorn[standard]"
+)
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": MODERN_META}}
 
@@ -43,8 +48,12 @@ async def closed_by_server(connection: anyio.abc.SocketStream) -> bool:
     return True
 
 
-async def test_a_client_trickling_its_headers_is_disconnected_at_the_header_deadline() -> None:
-    async with running_server(header_timeout=0.3) as port:
+PARSERS = ["h11", pytest.param("httptools", marks=needs_httptools)]
+
+
+@pytest.mark.parametrize("http", PARSERS)
+async def test_a_client_trickling_its_headers_is_disconnected_at_the_header_deadline(http: str) -> None:
+    async with running_server(header_timeout=0.3, http=http) as port:
         connection = await anyio.connect_tcp("127.0.0.1", port)
         async with connection:
             await connection.send(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
@@ -67,8 +76,9 @@ async def test_a_client_trickling_its_headers_is_disconnected_at_the_header_dead
     assert served.status_code == 200
 
 
-async def test_connections_beyond_the_cap_get_503_and_the_server_recovers() -> None:
-    async with running_server(limit_concurrency=2, header_timeout=30.0) as port:
+@pytest.mark.parametrize("http", PARSERS)
+async def test_connections_beyond_the_cap_get_503_and_the_server_recovers(http: str) -> None:
+    async with running_server(limit_concurrency=2, header_timeout=30.0, http=http) as port:
         url = f"http://127.0.0.1:{port}/mcp"
         holders = [await anyio.connect_tcp("127.0.0.1", port) for _ in range(2)]
         for holder in holders:

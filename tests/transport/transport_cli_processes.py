@@ -47,9 +47,12 @@ class StderrLines:
         raise AssertionError(msg)
 
 
-def start(*arguments: str, cwd: Path) -> subprocess.Popen[str]:
+def start(
+    *arguments: str, cwd: Path, launcher: tuple[str, ...] = ("-m", "mcpdi_transport")
+) -> subprocess.Popen[str]:
+    """`python -m mcpdi_transport ARGUMENTS` (or `python LAUNCHER ARGUMENTS`), stderr piped."""
     return subprocess.Popen(
-        [sys.executable, "-m", "mcpdi_transport", *arguments],
+        [sys.executable, *launcher, *arguments],
         cwd=cwd,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
