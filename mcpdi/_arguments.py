@@ -210,14 +210,19 @@ def plan_arguments(
     """
     _check_names(arguments, owner=owner, location=location)
     if all(_builds_later(argument) for argument in arguments):
-        model = Deferred(
-            partial(build_arguments_model, model_name, arguments, owner=owner, location=location)
-        )
+        # Positional arguments only: a partial's keywords cost a dict per tool.
+        model = Deferred(partial(_build_model, model_name, arguments, owner, location))
         return ArgumentsPlan(
             model, Deferred(partial(_schema_of, model_name, arguments, model)), deferred=True
         )
     built = build_arguments_model(model_name, arguments, owner=owner, location=location)
     return ArgumentsPlan(Deferred.ready(built), Deferred.ready(built.model_json_schema()), deferred=False)
+
+
+def _build_model(
+    model_name: str, arguments: tuple[Argument, ...], owner: str, location: str
+) -> type[ArgumentsModel]:
+    return build_arguments_model(model_name, arguments, owner=owner, location=location)
 
 
 def build_arguments_model(

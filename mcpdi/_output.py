@@ -133,9 +133,7 @@ def plan_output(
     published = _published_annotation(annotation, structured_output)
     if published is _UNSTRUCTURED:
         return UNSTRUCTURED
-    return _structured_output(
-        function_name, published, location=location, structured_output=structured_output
-    )
+    return _structured_output(function_name, published, location, structured_output)
 
 
 def plan_output_later(
@@ -143,28 +141,31 @@ def plan_output_later(
 ) -> Deferred[Output]:
     """`plan_output`, left for the first list or call when the annotation is known to build.
 
-    A plain `str`, `int`, `float` or `bool` return gets its `outputSchema` written here and its
-    model on the first result that needs one; a return of a shape `builds_later` knows is
-    planned on first use; anything else is planned now, so its mistakes are registration's.
+    A plain `str`, `int`, `float` or `bool` return gets its `outputSchema` written without
+    pydantic (on first use) and its model on the first result that needs one; a return of a
+    shape `builds_later` knows is planned on first use; anything else is planned now, so its
+    mistakes are registration's.
     """
     published = _published_annotation(annotation, structured_output)
     if published is _UNSTRUCTURED:
         return Deferred.ready(UNSTRUCTURED)
     if isinstance(published, type) and published in _WRITTEN:
-        schema = {
-            "properties": {"result": {"title": "Result", "type": _WRITTEN[published]}},
-            "required": ["result"],
-            "title": f"{function_name}Output",
-            "type": "object",
-        }
-        adapter = Deferred(partial(_wrapped_adapter, function_name, published))
-        return Deferred.ready(
-            Output(schema, adapter, wrap=True, scalar=published if published in _SCALARS else None)
-        )
-    plan = partial(
-        _structured_output, function_name, published, location=location, structured_output=structured_output
-    )
+        return Deferred(partial(_written_output, function_name, published))
+    # Positional arguments only: a partial's keywords cost a dict per tool.
+    plan = partial(_structured_output, function_name, published, location, structured_output)
     return Deferred(plan) if builds_later(published) else Deferred.ready(plan())
+
+
+def _written_output(function_name: str, returns: type) -> Output:
+    """The output of a plain scalar return: the schema pydantic writes for `{"result": T}`."""
+    schema = {
+        "properties": {"result": {"title": "Result", "type": _WRITTEN[returns]}},
+        "required": ["result"],
+        "title": f"{function_name}Output",
+        "type": "object",
+    }
+    adapter = Deferred(partial(_wrapped_adapter, function_name, returns))
+    return Output(schema, adapter, wrap=True, scalar=returns if returns in _SCALARS else None)
 
 
 def _wrapped_adapter(function_name: str, annotation: Any) -> TypeAdapter[Any]:
@@ -174,7 +175,7 @@ def _wrapped_adapter(function_name: str, annotation: Any) -> TypeAdapter[Any]:
 
 
 def _structured_output(
-    function_name: str, annotation: Any, *, location: str, structured_output: bool | None
+    function_name: str, annotation: Any, location: str, structured_output: bool | None
 ) -> Output:
     try:
         chosen = choose_output_model(function_name, annotation)
