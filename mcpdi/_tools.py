@@ -62,9 +62,8 @@ class RegisteredTool:
 
     name: str
     plan: Plan
-    deferred_traced: Deferred[
-        Plan
-    ]  # `plan` with a span around each resolver, built when tracing first runs it
+    # `plan` with a span around each resolver, built when a call first runs while tracing is on
+    deferred_traced: Deferred[Plan]
     arguments: ArgumentsPlan
     deferred_output: Deferred[Output]
     deferred_wire: Deferred[Tool]
