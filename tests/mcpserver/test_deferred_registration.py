@@ -446,3 +446,37 @@ async def test_a_deferred_tool_with_resolvers_runs_and_shapes_its_output(protoco
         counted = await client.call_tool("count", {"title": "Dune"})
     assert located.result["structuredContent"] == {"row": 4, "label": "A"}
     assert counted.result["structuredContent"] == {"result": 2.0}
+
+
+def test_tools_registered_at_module_level_share_the_modules_namespace_instead_of_copies() -> None:
+    source = (
+        "from mcpdi import MCPServer\n"
+        "mcp = MCPServer('shop')\n"
+        "@mcp.tool()\n"
+        "def first(title: str) -> str:\n"
+        "    return title\n"
+        "@mcp.tool()\n"
+        "def second(title: str) -> str:\n"
+        "    return title\n"
+    )
+    module: dict[str, Any] = {"__name__": "shop_module"}
+    exec(compile(source, "<shop_module>", "exec"), module)
+    mcp: MCPServer = module["mcp"]
+    assert mcp.registered_tool("first").localns is module
+    assert mcp.registered_tool("second").localns is module
+
+
+def test_a_tool_registered_inside_a_function_keeps_a_snapshot_of_its_locals() -> None:
+    mcp = MCPServer("shop")
+
+    def local_shelf(title: str) -> Shelf:
+        return Shelf(row=len(title))
+
+    @mcp.tool()
+    def locate(title: str, shelf: Annotated[Shelf, Resolve(local_shelf)]) -> int:
+        return shelf.row
+
+    namespace = mcp.registered_tool("locate").localns
+    assert namespace is not None
+    assert namespace["local_shelf"] is local_shelf
+    assert namespace is not locals()
