@@ -3,7 +3,7 @@
 A tool's argument and output models are built on its first list or call when every
 annotation involved is of a shape that cannot fail to build or to render as JSON Schema and
 cannot carry an `x-mcp-header` marking. Any other annotation is built at registration, so a
-mistake in it is still an `InvalidSignature` before a client connects.
+mistake in it is still raised by the decorator, before a client connects.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import enum
 import math
 import types
 import weakref
-from typing import Any, Literal, Union, cast, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaWarningKind
 
 __all__ = ("StrictSchema", "builds_later", "json_plain")
@@ -24,6 +25,8 @@ _CONTAINERS: frozenset[Any] = frozenset({list, set, frozenset, tuple})
 _KEYS: frozenset[Any] = frozenset({str, int})
 _MAX_DEPTH = 8
 _X_MCP_HEADER = "x-mcp-header"
+# What a `Field(...)` in `Annotated[T, Field(...)]` may set and still be known to render: text.
+_DESCRIBING = frozenset({"description", "title", "examples"})
 
 # Per model class: whether it renders under `StrictSchema` without an `x-mcp-header` marking.
 _MODELS: weakref.WeakKeyDictionary[type[BaseModel], bool] = weakref.WeakKeyDictionary()
@@ -53,6 +56,14 @@ def json_plain(value: Any, depth: int = 0) -> bool:
         items = cast("dict[Any, Any]", value).items()
         return all(type(key) is str and json_plain(item, depth + 1) for key, item in items)
     return False
+
+
+def _describes_only(extra: Any) -> bool:
+    """A `Field(description=..., title=..., examples=...)` with plain values and nothing else."""
+    if not isinstance(extra, FieldInfo) or extra.metadata:  # constraints live in `metadata`
+        return False
+    chosen = cast("dict[str, Any]", extra._attributes_set)  # pyright: ignore[reportPrivateUsage, reportUnknownMemberType]
+    return chosen.keys() <= _DESCRIBING and all(json_plain(value) for value in chosen.values())
 
 
 def _plain_enum(cls: type[enum.Enum]) -> bool:
@@ -94,6 +105,9 @@ def builds_later(annotation: Any, depth: int = 0) -> bool:
             return _model_renders(annotation)
         return False
     arguments = get_args(annotation)
+    if origin is Annotated:
+        inner, *extras = arguments
+        return all(_describes_only(extra) for extra in extras) and builds_later(inner, depth + 1)
     if origin is Literal:
         return all(value is None or type(value) in (str, int, bool) for value in arguments)
     if origin in (Union, types.UnionType):

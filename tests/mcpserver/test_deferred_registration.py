@@ -66,6 +66,8 @@ LEAVES: list[Any] = [
     Level,
     Shelf,
     Book,
+    Annotated[str, Field(description="As printed on the cover")],
+    Annotated[int, Field(title="Copies", examples=[1, 2])],
 ]
 
 
@@ -293,6 +295,22 @@ def test_wrongly_typed_tool_fields_still_fail_at_registration(options: dict[str,
     mcp = MCPServer("shop")
     with pytest.raises(ValidationError, match=message):
         mcp.add_tool(_tool("t", {"title": str}, str), **options)
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [
+        Annotated[int, Field(gt=0)],
+        Annotated[str, Field(pattern="^[a-z]+$", description="lower case")],
+        Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})],
+        Annotated[str, Field(alias="name")],
+        Annotated[str, Header("Region")],
+    ],
+    ids=repr,
+)
+def test_annotated_extras_beyond_a_description_build_the_model_at_registration(annotation: Any) -> None:
+    planned = plan_arguments("tArguments", (_argument("x", annotation),), owner="t", location="here")
+    assert not planned.deferred
 
 
 def test_a_default_that_is_not_plain_json_builds_the_model_at_registration() -> None:
