@@ -80,13 +80,23 @@ def _answered_outcome(resolver: str, value: Any) -> Any:
     return _as_outcome(_check(resolver, value))
 
 
-def _unwrap(resolver: str, parameter: str, value: Any) -> Any:
-    value = _check(resolver, value)
-    if isinstance(value, AcceptedElicitation):
-        return value.data  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    if isinstance(value, OUTCOME_TYPES):
-        raise ElicitationRefused(parameter, str(value.action))  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownArgumentType]
-    return value
+class _Unwrap:
+    """The data of an answer for `parameter` (a refusal raises): one small object per edge,
+    lighter than a `partial` of the same two strings, as every tool keeps one per edge."""
+
+    __slots__ = ("parameter", "resolver")
+
+    def __init__(self, resolver: str, parameter: str) -> None:
+        self.resolver = resolver
+        self.parameter = parameter
+
+    def __call__(self, value: Any) -> Any:
+        value = _check(self.resolver, value)
+        if isinstance(value, AcceptedElicitation):
+            return value.data  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if isinstance(value, OUTCOME_TYPES):
+            raise ElicitationRefused(self.parameter, str(value.action))  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownArgumentType]
+        return value
 
 
 def _validated(checker: TypeAdapter[Any], where: str, wanted: str, value: Any) -> Any:
@@ -133,4 +143,4 @@ def adapt_edge(edge: Edge, *, validate_all: bool = False) -> Adapter:
     if outcome:
         plain: Callable[[Any], Any] = _as_outcome if check is None else partial(_then, check, _as_outcome)
         return Adapter(plain=plain, answered=partial(_answered_outcome, resolver))
-    return Adapter(plain=check, answered=partial(_unwrap, resolver, edge.parameter))
+    return Adapter(plain=check, answered=_Unwrap(resolver, edge.parameter))

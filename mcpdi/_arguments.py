@@ -10,6 +10,7 @@ import math
 import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any, Literal, cast, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, WithJsonSchema, create_model
@@ -17,15 +18,19 @@ from pydantic.fields import FieldInfo
 from pydantic.json_schema import DEFAULT_REF_TEMPLATE, GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
 from pydantic_core import core_schema
 
+from mcpdi._buildable import builds_later, json_plain
+from mcpdi._deferred import Deferred
 from mcpdi.engine import Argument, InvalidSignature
 
 __all__ = (
     "ArgumentsModel",
+    "ArgumentsPlan",
     "Header",
     "annotation_extras",
     "build_arguments_model",
     "dump_arguments",
     "header_marking",
+    "plan_arguments",
     "pre_parse_json",
 )
 
@@ -159,6 +164,67 @@ def _scalar_schema(model_name: str, arguments: tuple[Argument, ...]) -> dict[str
     return {**schema, "title": model_name, "type": "object"}
 
 
+@dataclass(frozen=True, slots=True)
+class ArgumentsPlan:
+    """A function's argument model and `inputSchema`, each built on first use where that is safe."""
+
+    model: Deferred[type[ArgumentsModel]]
+    schema: Deferred[dict[str, Any]]
+    deferred: bool  # True: nothing in the annotations can be refused later, nor mark a header
+
+
+def _check_names(arguments: tuple[Argument, ...], *, owner: str, location: str) -> None:
+    for argument in arguments:
+        if argument.name.startswith("_"):
+            msg = (
+                f"Parameter {argument.name!r} of {owner!r} ({location}) starts with '_', "
+                "which a JSON argument name cannot map to; rename it"
+            )
+            raise InvalidSignature(msg, parameter=argument.name)
+
+
+def _builds_later(argument: Argument) -> bool:
+    """Whether the argument's field cannot fail to build or render (and carries no header marking)."""
+    annotation: Any = argument.annotation
+    if annotation is not inspect.Parameter.empty and not builds_later(annotation):
+        return False
+    return argument.required or json_plain(argument.default)
+
+
+def _schema_of(
+    model_name: str, arguments: tuple[Argument, ...], model: Deferred[type[ArgumentsModel]]
+) -> dict[str, Any]:
+    written = _scalar_schema(model_name, arguments)
+    return written if written is not None else model.get().model_json_schema()
+
+
+def plan_arguments(
+    model_name: str, arguments: tuple[Argument, ...], *, owner: str, location: str
+) -> ArgumentsPlan:
+    """`build_arguments_model` and its `inputSchema`, left for first use when nothing is at stake.
+
+    When every annotation is of a shape `builds_later` knows (and every default is plain
+    JSON), the model is created on the first call and the schema on the first list (written
+    directly for plain scalars, as `ArgumentsModel.model_json_schema` does); otherwise both
+    are built now, so a mistake in them is still registration's `InvalidSignature`.
+    """
+    _check_names(arguments, owner=owner, location=location)
+    if all(_builds_later(argument) for argument in arguments):
+        # Positional arguments only: a partial's keywords cost a dict per tool.
+        model = Deferred(partial(_build_model, model_name, arguments, owner, location))
+        return ArgumentsPlan(
+            model, Deferred(partial(_schema_of, model_name, arguments, model)), deferred=True
+        )
+    built = build_arguments_model(model_name, arguments, owner=owner, location=location)
+    return ArgumentsPlan(Deferred.ready(built), Deferred.ready(built.model_json_schema()), deferred=False)
+
+
+def _build_model(
+    model_name: str, arguments: tuple[Argument, ...], owner: str, location: str
+) -> type[ArgumentsModel]:
+    return build_arguments_model(model_name, arguments, owner=owner, location=location)
+
+
 def build_arguments_model(
     model_name: str, arguments: tuple[Argument, ...], *, owner: str, location: str
 ) -> type[ArgumentsModel]:
@@ -169,14 +235,9 @@ def build_arguments_model(
     returns the same schema written directly: such a model cannot fail to build, so nothing
     a registration would refuse is deferred.
     """
+    _check_names(arguments, owner=owner, location=location)
     fields: dict[str, Any] = {}
     for argument in arguments:
-        if argument.name.startswith("_"):
-            msg = (
-                f"Parameter {argument.name!r} of {owner!r} ({location}) starts with '_', "
-                "which a JSON argument name cannot map to; rename it"
-            )
-            raise InvalidSignature(msg, parameter=argument.name)
         annotation: Any = argument.annotation
         extras: list[Any] = []
         if annotation is inspect.Parameter.empty:

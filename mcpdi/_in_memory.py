@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from mcp_types import SERVER_INFO_META_KEY, BlobResourceContents, ReadResourceResult
 
 from mcpdi.lowlevel._errors import MCPError
-from mcpdi.testing._memory import ALL_CAPABILITIES, InMemoryClient, Script
 
 if TYPE_CHECKING:
     from mcpdi._server import MCPServer
+    from mcpdi.testing._memory import Script
 
 __all__ = ("Answers", "ReadResourceContents", "answer_script", "contents_of", "request_in_memory")
 
@@ -75,6 +75,9 @@ async def request_in_memory(
     headers: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """One request to `server` through its runner; the result, or the `MCPError` it answered."""
+    # The test kit is imported by the first in-memory request, not by every server's start.
+    from mcpdi.testing._memory import ALL_CAPABILITIES, InMemoryClient
+
     async with server.running() as runner:
         client = InMemoryClient(
             runner,

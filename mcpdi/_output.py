@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Union, cast, get_args, get_origin
 
 import pydantic_core
@@ -18,20 +19,23 @@ from mcp_types import (
     TextContent,
 )
 from pydantic import BaseModel, PydanticUserError, TypeAdapter
-from pydantic.json_schema import GenerateJsonSchema, JsonSchemaWarningKind
 
 from mcpdi._annotations import is_union, strip_annotated
+from mcpdi._buildable import StrictSchema, builds_later
+from mcpdi._deferred import Deferred
 from mcpdi._media import Audio, Image
 from mcpdi._output_model import choose_output_model
 from mcpdi.engine import InvalidSignature
 
-__all__ = ("Output", "plan_output", "returns_input_required", "to_content")
+__all__ = ("Output", "plan_output", "plan_output_later", "returns_input_required", "to_content")
 
 logger = logging.getLogger("mcpdi")
 
 _CONTENT = (TextContent, ImageContent, AudioContent, ResourceLink, EmbeddedResource)
 _RENDERED = (*_CONTENT, Image, Audio)  # what `to_content` turns into blocks rather than JSON text
 _SCALARS = (str, int, bool)
+# JSON Schema types of the plain returns whose `outputSchema` is written without pydantic.
+_WRITTEN: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +43,7 @@ class Output:
     """How a tool's results are turned into a `CallToolResult`, decided at registration."""
 
     schema: dict[str, Any] | None  # the published outputSchema; None: unstructured
-    adapter: TypeAdapter[Any] | None
+    adapter: Deferred[TypeAdapter[Any]] | None  # built on the first result that needs it
     wrap: bool  # structured as {"result": value}
     scalar: type | None = None  # the wrapped type when it is plain str, int or bool
 
@@ -53,24 +57,18 @@ class Output:
             # What validating and dumping {"result": value} would give, without doing it.
             return CallToolResult(content=content, structured_content={"result": value})
         payload = {"result": value} if self.wrap else value
+        adapter = self.adapter.get()
         # The tool hands back Python names; the wire and the outputSchema use the aliases.
-        validated = self.adapter.validate_python(payload, by_alias=True, by_name=True)
+        validated = adapter.validate_python(payload, by_alias=True, by_name=True)
         if isinstance(validated, BaseModel):
             structured = validated.model_dump(mode="json", by_alias=True)
         else:
-            structured = self.adapter.dump_python(validated, mode="json", by_alias=True)
+            structured = adapter.dump_python(validated, mode="json", by_alias=True)
         return CallToolResult(content=content, structured_content=structured)
 
 
 UNSTRUCTURED = Output(None, None, wrap=False)
-
-
-class _StrictSchema(GenerateJsonSchema):
-    """A schema generator for which a part that cannot be rendered is an error, not a warning."""
-
-    def emit_warning(self, kind: JsonSchemaWarningKind, detail: str) -> None:
-        msg = f"{kind}: {detail}"
-        raise ValueError(msg)
+_UNSTRUCTURED: Any = object()  # `_published_annotation`'s answer when there is no schema to publish
 
 
 def _inline_root(schema: dict[str, Any]) -> dict[str, Any]:
@@ -104,6 +102,25 @@ def _returns_content(annotation: Any) -> bool:
     return False
 
 
+def _published_annotation(annotation: Any, structured_output: bool | None) -> Any:
+    """The annotation an `outputSchema` would be made of; `_UNSTRUCTURED` when there is none to make."""
+    if structured_output is False:
+        return _UNSTRUCTURED
+    bare: Any = strip_annotated(annotation)
+    if is_union(bare):
+        arms = tuple(a for a in get_args(bare) if not _is_subclass(strip_annotated(a), InputRequiredResult))
+        if not arms:
+            return _UNSTRUCTURED
+        if len(arms) != len(get_args(bare)):
+            annotation = arms[0] if len(arms) == 1 else Union[arms]  # noqa: UP007  # a runtime tuple of arms
+            bare = strip_annotated(annotation)
+    if _is_subclass(bare, (CallToolResult, InputRequiredResult)):
+        return _UNSTRUCTURED
+    if structured_output is None and (bare is Any or _returns_content(bare)):
+        return _UNSTRUCTURED
+    return annotation
+
+
 def plan_output(
     function_name: str, annotation: Any, *, location: str, structured_output: bool | None = None
 ) -> Output:
@@ -113,29 +130,62 @@ def plan_output(
     falls back to unstructured output, with a log line, when it does not); `True` makes a
     type that cannot be published an `InvalidSignature`; `False` never publishes one.
     """
-    if structured_output is False:
+    published = _published_annotation(annotation, structured_output)
+    if published is _UNSTRUCTURED:
         return UNSTRUCTURED
-    bare: Any = strip_annotated(annotation)
-    if is_union(bare):
-        arms = tuple(a for a in get_args(bare) if not _is_subclass(strip_annotated(a), InputRequiredResult))
-        if not arms:
-            return UNSTRUCTURED
-        if len(arms) != len(get_args(bare)):
-            annotation = arms[0] if len(arms) == 1 else Union[arms]  # noqa: UP007  # a runtime tuple of arms
-            bare = strip_annotated(annotation)
-    if _is_subclass(bare, (CallToolResult, InputRequiredResult)):
-        return UNSTRUCTURED
-    if structured_output is None and (bare is Any or _returns_content(bare)):
-        return UNSTRUCTURED
+    return _structured_output(function_name, published, location, structured_output)
+
+
+def plan_output_later(
+    function_name: str, annotation: Any, *, location: str, structured_output: bool | None = None
+) -> Deferred[Output]:
+    """`plan_output`, left for the first list or call when the annotation is known to build.
+
+    A plain `str`, `int`, `float` or `bool` return gets its `outputSchema` written without
+    pydantic (on first use) and its model on the first result that needs one; a return of a
+    shape `builds_later` knows is planned on first use; anything else is planned now, so its
+    mistakes are registration's.
+    """
+    published = _published_annotation(annotation, structured_output)
+    if published is _UNSTRUCTURED:
+        return Deferred.ready(UNSTRUCTURED)
+    if isinstance(published, type) and published in _WRITTEN:
+        return Deferred(partial(_written_output, function_name, published))
+    # Positional arguments only: a partial's keywords cost a dict per tool.
+    plan = partial(_structured_output, function_name, published, location, structured_output)
+    return Deferred(plan) if builds_later(published) else Deferred.ready(plan())
+
+
+def _written_output(function_name: str, returns: type) -> Output:
+    """The output of a plain scalar return: the schema pydantic writes for `{"result": T}`."""
+    schema = {
+        "properties": {"result": {"title": "Result", "type": _WRITTEN[returns]}},
+        "required": ["result"],
+        "title": f"{function_name}Output",
+        "type": "object",
+    }
+    adapter = Deferred(partial(_wrapped_adapter, function_name, returns))
+    return Output(schema, adapter, wrap=True, scalar=returns if returns in _SCALARS else None)
+
+
+def _wrapped_adapter(function_name: str, annotation: Any) -> TypeAdapter[Any]:
+    chosen = choose_output_model(function_name, annotation)
+    assert chosen is not None
+    return TypeAdapter[Any](chosen.model)
+
+
+def _structured_output(
+    function_name: str, annotation: Any, location: str, structured_output: bool | None
+) -> Output:
     try:
         chosen = choose_output_model(function_name, annotation)
         if chosen is None:
             reason = "it is a class without annotated fields"
         else:
             adapter = TypeAdapter[Any](chosen.model)
-            schema = _inline_root(adapter.json_schema(schema_generator=_StrictSchema))
+            schema = _inline_root(adapter.json_schema(schema_generator=StrictSchema))
             scalar = strip_annotated(annotation) if chosen.wrap and annotation in _SCALARS else None
-            return Output(schema, adapter, wrap=chosen.wrap, scalar=scalar)
+            return Output(schema, Deferred.ready(adapter), wrap=chosen.wrap, scalar=scalar)
     except (
         PydanticUserError,
         pydantic_core.SchemaError,

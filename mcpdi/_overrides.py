@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from mcpdi._registration import compile_mcp_plan
-from mcpdi._tools import RegisteredTool, traced
+from mcpdi._tools import RegisteredTool, traced_later
 from mcpdi.engine import Plan
 
 __all__ = ("ResolverOverrides",)
@@ -115,7 +115,9 @@ class ResolverOverrides:
                     plan.fn, plan.name, namespace, substitutes, validate_resolvers=self._validate_resolvers
                 )
                 if isinstance(entry, RegisteredTool):
-                    new_entry: Any = dataclasses.replace(entry, plan=new_plan, traced_plan=traced(new_plan))
+                    new_entry: Any = dataclasses.replace(
+                        entry, plan=new_plan, deferred_traced=traced_later(new_plan)
+                    )
                 else:
                     new_entry = dataclasses.replace(entry, plan=new_plan)
                 swaps.append((registry, key, new_entry))

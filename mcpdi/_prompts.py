@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from mcp_types import (
@@ -17,11 +18,18 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from mcpdi._arguments import ArgumentsModel, build_arguments_model, dump_arguments
+from mcpdi._arguments import ArgumentsModel, ArgumentsPlan, dump_arguments, plan_arguments
 from mcpdi._context import Context
+from mcpdi._deferred import Deferred
 from mcpdi._messages import Message
 from mcpdi._output import to_content
-from mcpdi._registration import compile_mcp_plan, function_name, published_description, published_name
+from mcpdi._registration import (
+    compile_mcp_plan,
+    fields_as_typed,
+    function_name,
+    published_description,
+    published_name,
+)
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state import RequestStateSecurity
 from mcpdi._tools import failure_text
@@ -33,13 +41,42 @@ __all__ = ("RegisteredPrompt", "compile_prompt", "get_prompt")
 
 @dataclass(frozen=True, slots=True)
 class RegisteredPrompt:
-    """A prompt as registration decided it: its plan, argument model and published entry."""
+    """A prompt as registration decided it: its plan, argument model and published entry.
+
+    The model and the `Prompt` object may be left for the first list or get (`plan_arguments`).
+    """
 
     name: str
     plan: Plan
-    arguments_model: type[ArgumentsModel]
-    wire: Prompt
+    arguments: ArgumentsPlan
+    deferred_wire: Deferred[Prompt]
     localns: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)  # for overrides
+
+    @property
+    def arguments_model(self) -> type[ArgumentsModel]:
+        return self.arguments.model.get()
+
+    @property
+    def wire(self) -> Prompt:
+        """What prompts/list publishes."""
+        return self.deferred_wire.get()
+
+
+def _prompt_wire(
+    name: str, title: str | None, description: str, arguments: ArgumentsPlan, icons: list[Icon] | None
+) -> Prompt:
+    schema = arguments.schema.get()
+    required = set(schema.get("required", ()))
+    return Prompt(
+        name=name,
+        title=title,
+        description=description,
+        arguments=[
+            PromptArgument(name=key, description=prop.get("description"), required=key in required)
+            for key, prop in schema.get("properties", {}).items()
+        ],
+        icons=icons,
+    )
 
 
 def compile_prompt(
@@ -56,23 +93,14 @@ def compile_prompt(
     fn_name = function_name(fn)
     prompt_name = published_name(fn, name, "prompt")
     plan = compile_mcp_plan(fn, prompt_name, localns, validate_resolvers=validate_resolvers)
-    model = build_arguments_model(
+    arguments = plan_arguments(
         f"{fn_name}Arguments", plan.arguments, owner=prompt_name, location=plan.location
     )
-    schema = model.model_json_schema()
-    required = set(schema.get("required", ()))
-    arguments = [
-        PromptArgument(name=key, description=prop.get("description"), required=key in required)
-        for key, prop in schema.get("properties", {}).items()
-    ]
-    wire = Prompt(
-        name=prompt_name,
-        title=title,
-        description=published_description(fn, description),
-        arguments=arguments,
-        icons=icons,
-    )
-    return RegisteredPrompt(prompt_name, plan, model, wire, localns)
+    doc = published_description(fn, description)
+    wire = Deferred(partial(_prompt_wire, prompt_name, title, doc, arguments, icons))
+    if not fields_as_typed(icons, (prompt_name, str), (title, str), (doc, str)):
+        wire.get()  # what a user could get wrong is refused at registration
+    return RegisteredPrompt(prompt_name, plan, arguments, wire, localns)
 
 
 def _to_messages(value: Any) -> list[PromptMessage]:

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import Any, cast
+
+from mcp_types import Icon
 
 from mcpdi._adapters import adapt_edge
 from mcpdi._checks import ArgumentCheck, check_arguments, check_boundaries, check_kept, check_questions
 from mcpdi._context import Context
 from mcpdi.engine import Answer, AskCallback, Plan, RunFunction, compile_plan
 
-__all__ = ("compile_mcp_plan", "function_name", "published_description", "published_name")
+__all__ = ("compile_mcp_plan", "fields_as_typed", "function_name", "published_description", "published_name")
 
 
 def function_name(fn: Callable[..., Any]) -> str:
@@ -32,6 +34,18 @@ def published_name(fn: Callable[..., Any], name: str | None, decorator: str) -> 
 def published_description(fn: Callable[..., Any], description: str | None) -> str:
     """`description`, else the docstring as written, else "": what clients of the reference SDK see."""
     return description or getattr(fn, "__doc__", None) or ""
+
+
+def fields_as_typed(icons: Sequence[Any] | None, *fields: tuple[object, type]) -> bool:
+    """Whether the published fields already are of the wire model's types (each value None or
+    exactly its type; `icons` None or a list of `Icon`), so that building the model later cannot
+    refuse them: otherwise it is built at registration, where a mistake belongs."""
+    if icons is not None:
+        if type(icons) is not list:
+            return False
+        if any(type(icon) is not Icon for icon in cast("list[Any]", icons)):
+            return False
+    return all(value is None or type(value) is kind for value, kind in fields)
 
 
 def compile_mcp_plan(

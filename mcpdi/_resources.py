@@ -7,6 +7,7 @@ import logging
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pydantic_core
@@ -23,10 +24,11 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
-from mcpdi._arguments import ArgumentsModel, build_arguments_model, dump_arguments
+from mcpdi._arguments import ArgumentsModel, ArgumentsPlan, dump_arguments, plan_arguments
 from mcpdi._context import Context
+from mcpdi._deferred import Deferred
 from mcpdi._errors import ResourceError, ResourceNotFoundError
-from mcpdi._registration import compile_mcp_plan, function_name, published_description
+from mcpdi._registration import compile_mcp_plan, fields_as_typed, function_name, published_description
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state import RequestStateSecurity
@@ -44,16 +46,28 @@ _PARAMETER = re.compile(r"\{(\w+)\}")
 
 @dataclass(frozen=True, slots=True)
 class RegisteredResource:
-    """A resource or template as registration decided it; `match` finds its URI parameters."""
+    """A resource or template as registration decided it; `match` finds its URI parameters.
+
+    The argument model and a template's `ResourceTemplate` may be left for first use.
+    """
 
     uri: str  # the URI, or the URI template
     plan: Plan
-    arguments_model: type[ArgumentsModel]
+    arguments: ArgumentsPlan
     pattern: re.Pattern[str] | None  # None for a fixed URI
     mime_type: str | None
-    wire: Resource | ResourceTemplate
+    deferred_wire: Deferred[Resource | ResourceTemplate]
     security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY
     localns: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)  # for overrides
+
+    @property
+    def arguments_model(self) -> type[ArgumentsModel]:
+        return self.arguments.model.get()
+
+    @property
+    def wire(self) -> Resource | ResourceTemplate:
+        """What resources/list or resources/templates/list publishes."""
+        return self.deferred_wire.get()
 
     def match(self, uri: str) -> dict[str, str] | None:
         if self.pattern is None:
@@ -109,39 +123,40 @@ def compile_resource(
             f"{unknown}, which are not variables of the URI {sorted(in_uri)}"
         )
         raise InvalidSignature(msg, function=fn)
-    model = build_arguments_model(
+    arguments = plan_arguments(
         f"{fn_name}Arguments", plan.arguments, owner=resource_name, location=plan.location
     )
     doc = published_description(fn, description)
     if mime_type is None:
         # What a client may expect before reading: bytes travel as a blob, everything else as text.
         mime_type = "application/octet-stream" if plan.hints.get("return") is bytes else "text/plain"
-    wire: Resource | ResourceTemplate
+    published: dict[str, Any] = {
+        "name": resource_name,
+        "title": title,
+        "description": doc,
+        "mime_type": mime_type,
+        "icons": icons,
+        "annotations": annotations,
+        "_meta": meta,
+    }
+    wire: Deferred[Resource | ResourceTemplate]
     if in_uri:
-        wire = ResourceTemplate(
-            uri_template=uri,
-            name=resource_name,
-            title=title,
-            description=doc,
-            mime_type=mime_type,
-            icons=icons,
-            annotations=annotations,
-            _meta=meta,  # pyright: ignore[reportCallIssue]
+        wire = Deferred(partial(ResourceTemplate, uri_template=uri, **published))
+        as_typed = (
+            (resource_name, str),
+            (title, str),
+            (doc, str),
+            (mime_type, str),
+            (annotations, Annotations),
         )
+        if not fields_as_typed(icons, *as_typed, (meta, dict)):
+            wire.get()  # what a user could get wrong is refused at registration
         pattern = _template_pattern(uri)
     else:
-        wire = Resource(
-            uri=uri,
-            name=resource_name,
-            title=title,
-            description=doc,
-            mime_type=mime_type,
-            icons=icons,
-            annotations=annotations,
-            _meta=meta,  # pyright: ignore[reportCallIssue]
-        )
+        # A fixed URI is checked as a URL by the model: built now, so a bad one fails here.
+        wire = Deferred.ready(Resource(uri=uri, **published))
         pattern = None
-    return RegisteredResource(uri, plan, model, pattern, mime_type, wire, security, localns)
+    return RegisteredResource(uri, plan, arguments, pattern, mime_type, wire, security, localns)
 
 
 def _contents(

@@ -76,8 +76,15 @@ DEFAULT_NAME = "mcp-server"
 
 
 def _caller_namespace(depth: int) -> Mapping[str, Any]:
-    """The locals of the frame that registers a function: where its local resolvers live."""
-    return dict(sys._getframe(depth + 1).f_locals)  # pyright: ignore[reportPrivateUsage]
+    """The locals of the frame that registers a function: where its local resolvers live.
+
+    A function's locals are copied (they are a snapshot anyway); at module level they are the
+    module's globals, kept as that dict rather than copied, since every registered entry keeps
+    its namespace (for overrides) and a copy per tool would weigh as much as the module.
+    """
+    frame = sys._getframe(depth + 1)  # pyright: ignore[reportPrivateUsage]
+    names = frame.f_locals
+    return names if names is frame.f_globals else dict(names)
 
 
 def _registered(registry: Mapping[str, EntryT], kind: str, name: str) -> EntryT:

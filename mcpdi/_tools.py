@@ -6,6 +6,7 @@ import logging
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from mcp_types import (
@@ -20,14 +21,16 @@ from mcp_types import (
 from opentelemetry import trace
 from pydantic import ValidationError
 
-from mcpdi._arguments import ArgumentsModel, build_arguments_model, dump_arguments, pre_parse_json
+from mcpdi._arguments import ArgumentsModel, ArgumentsPlan, dump_arguments, plan_arguments, pre_parse_json
 from mcpdi._asking import AnswerRejected
 from mcpdi._checks import check_hidden_headers
 from mcpdi._context import Context
+from mcpdi._deferred import Deferred
 from mcpdi._errors import ElicitationRefused, ResourceError, ToolError
-from mcpdi._output import Output, plan_output, returns_input_required
+from mcpdi._output import Output, plan_output_later, returns_input_required
 from mcpdi._registration import (
     compile_mcp_plan,
+    fields_as_typed,
     function_name,
     published_description,
     published_name,
@@ -41,7 +44,7 @@ from mcpdi.engine._compile import instrument_plan
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.lowlevel._param_headers import HeaderParam, find_invalid_x_mcp_header, x_mcp_header_params
 
-__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text", "failures")
+__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text", "failures", "traced_later")
 
 logger = logging.getLogger("mcpdi")
 
@@ -51,20 +54,64 @@ failures: ContextVar[list[Exception] | None] = ContextVar("mcpdi_tool_failures",
 
 @dataclass(frozen=True, slots=True)
 class RegisteredTool:
-    """A tool as registration decided it: its plan, argument model, published schema and output."""
+    """A tool as registration decided it: its plan, argument model, published schema and output.
+
+    The models, schemas and the `Tool` object may be left for the first list or call (see
+    `plan_arguments`, `plan_output_later`); each is built once, on first use.
+    """
 
     name: str
     plan: Plan
-    traced_plan: Plan  # the same plan with a span around each resolver, run when tracing is on
-    arguments_model: type[ArgumentsModel]
-    output: Output
-    wire: Tool  # what tools/list publishes
+    # `plan` with a span around each resolver, built when a call first runs while tracing is on
+    deferred_traced: Deferred[Plan]
+    arguments: ArgumentsPlan
+    deferred_output: Deferred[Output]
+    deferred_wire: Deferred[Tool]
     header_params: tuple[HeaderParam, ...]  # the arguments mirrored as Mcp-Param-* headers
     localns: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)  # for overrides
 
     @property
+    def traced_plan(self) -> Plan:
+        return self.deferred_traced.get()
+
+    @property
+    def arguments_model(self) -> type[ArgumentsModel]:
+        return self.arguments.model.get()
+
+    @property
+    def output(self) -> Output:
+        return self.deferred_output.get()
+
+    @property
+    def wire(self) -> Tool:
+        """What tools/list publishes."""
+        return self.deferred_wire.get()
+
+    @property
     def input_schema(self) -> dict[str, Any]:
         return self.wire.input_schema
+
+
+def _tool_wire(
+    name: str,
+    title: str | None,
+    description: str,
+    arguments: ArgumentsPlan,
+    output: Deferred[Output],
+    annotations: ToolAnnotations | None,
+    icons: list[Icon] | None,
+    meta: dict[str, Any] | None,
+) -> Tool:
+    return Tool(
+        name=name,
+        title=title,
+        description=description,
+        input_schema=arguments.schema.get(),
+        output_schema=output.get().schema,
+        annotations=annotations,
+        icons=icons,
+        _meta=meta,  # pyright: ignore[reportCallIssue]
+    )
 
 
 def compile_tool(
@@ -85,14 +132,15 @@ def compile_tool(
     tool_name = published_name(fn, name, "tool")
     plan = compile_mcp_plan(fn, tool_name, localns, validate_resolvers=validate_resolvers)
     check_hidden_headers(plan, "Tool", tool_name)
-    arguments_model = build_arguments_model(
-        f"{fn_name}Arguments", plan.arguments, owner=tool_name, location=plan.location
-    )
-    input_schema = arguments_model.model_json_schema()
-    reason = find_invalid_x_mcp_header(input_schema)
-    if reason is not None:
-        msg = f"Tool {tool_name!r} has an invalid x-mcp-header annotation: {reason}"
-        raise InvalidSignature(msg, function=fn)
+    arguments = plan_arguments(f"{fn_name}Arguments", plan.arguments, owner=tool_name, location=plan.location)
+    header_params: tuple[HeaderParam, ...] = ()
+    if not arguments.deferred:  # a deferred model has no header marking to check
+        input_schema = arguments.schema.get()
+        reason = find_invalid_x_mcp_header(input_schema)
+        if reason is not None:
+            msg = f"Tool {tool_name!r} has an invalid x-mcp-header annotation: {reason}"
+            raise InvalidSignature(msg, function=fn)
+        header_params = x_mcp_header_params(input_schema)
     returns = plan.hints.get("return", Any)
     if plan.steps and returns_input_required(returns):
         msg = (
@@ -104,32 +152,27 @@ def compile_tool(
     if structured_output and returns is Any:
         msg = f"Tool {tool_name!r} ({plan.location}): structured_output=True needs a JSON-able return type"
         raise InvalidSignature(msg, function=fn)
-    output = plan_output(fn_name, returns, location=plan.location, structured_output=structured_output)
-    wire = Tool(
-        name=tool_name,
-        title=title,
-        description=published_description(fn, description),
-        input_schema=input_schema,
-        output_schema=output.schema,
-        annotations=annotations,
-        icons=icons,
-        _meta=meta,  # pyright: ignore[reportCallIssue]
-    )
+    output = plan_output_later(fn_name, returns, location=plan.location, structured_output=structured_output)
+    doc = published_description(fn, description)
+    wire = Deferred(partial(_tool_wire, tool_name, title, doc, arguments, output, annotations, icons, meta))
+    # Fields a user could get wrong are validated now: such a `Tool` is built at registration.
+    if not fields_as_typed(
+        icons, (tool_name, str), (title, str), (doc, str), (annotations, ToolAnnotations), (meta, dict)
+    ):
+        wire.get()
     return RegisteredTool(
-        tool_name,
-        plan,
-        traced(plan),
-        arguments_model,
-        output,
-        wire,
-        x_mcp_header_params(input_schema),
-        localns,
+        tool_name, plan, traced_later(plan), arguments, output, wire, header_params, localns
     )
 
 
 def traced(plan: Plan) -> Plan:
     """The same plan with a span around each resolver, run when tracing is on."""
     return with_same_checks(plan, instrument_plan(plan, trace_resolver)) if plan.steps else plan
+
+
+def traced_later(plan: Plan) -> Deferred[Plan]:
+    """`traced(plan)` on the first call that runs while tracing is on."""
+    return Deferred(partial(traced, plan)) if plan.steps else Deferred.ready(plan)
 
 
 def _error_result(text: str, error: Exception) -> CallToolResult:

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-from mcp_types import methods
+from mcpdi.lowlevel._wire_methods import methods
 
 __all__ = ("sieve_plain_tool_result",)
 
@@ -47,7 +47,7 @@ def _shape(version: str) -> _Shape | None:
         "_meta": {},
     }
     try:
-        out = methods.serialize_server_result(_METHOD, version, probe)
+        out = methods().serialize_server_result(_METHOD, version, probe)
     except (KeyError, ValueError):  # not a version with tools/call: the full path answers
         shape = None
     else:
@@ -116,7 +116,7 @@ def _sieved_meta(shape: _Shape, version: str, meta: dict[str, Any]) -> dict[str,
     if known is None or meta != known[0]:
         probe: dict[str, Any] = {"content": [], "resultType": "complete", "_meta": meta}
         try:
-            out = methods.serialize_server_result(_METHOD, version, probe)
+            out = methods().serialize_server_result(_METHOD, version, probe)
         except ValueError:  # pydantic's ValidationError included: the full path reports it
             return None
         sieved = out.get("_meta")

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, cast
 
 import anyio
 import mcp_types as types
-from mcp_types import methods
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -42,6 +41,7 @@ from mcpdi.lowlevel._jsonrpc import (
     result_response,
 )
 from mcpdi.lowlevel._tool_schema import find_tool_input_schema
+from mcpdi.lowlevel._wire_methods import methods, serialize_initialize_result
 
 if TYPE_CHECKING:
     from mcpdi.lowlevel._connection import Connection, Peer
@@ -68,7 +68,7 @@ def _invalid_params(method: str, error: ValidationError, *, skip: int = 0) -> MC
 def _wire_params_adapter(method: str, version: str) -> TypeAdapter[Any] | None:
     """The type of `params` in `(method, version)`'s wire request, when validating `params` alone
     is the same check as `methods.validate_client_request` (which validates a whole stub request)."""
-    request_type = methods.CLIENT_REQUESTS[(method, version)]
+    request_type = methods().CLIENT_REQUESTS[(method, version)]
     field = request_type.model_fields.get("params")
     decorators = request_type.__pydantic_decorators__
     if field is None or field.annotation is None or field.metadata:
@@ -241,7 +241,7 @@ class Runner(Generic[LifespanT]):
         return await self._legacy(request, connection, peer)
 
     def _entry(self, method: str, version: str) -> HandlerEntry:
-        if method in methods.SPEC_CLIENT_METHODS and (method, version) not in methods.CLIENT_REQUESTS:
+        if method in methods().SPEC_CLIENT_METHODS and (method, version) not in methods().CLIENT_REQUESTS:
             raise _method_not_found(method)
         entry = self.server.handler_for(method)
         if entry is None:
@@ -252,8 +252,8 @@ class Runner(Generic[LifespanT]):
         self, method: str, version: str, params: Mapping[str, Any] | None, params_type: type[BaseModel]
     ) -> Any:
         try:
-            if method in methods.SPEC_CLIENT_METHODS and not _params_pass(method, version, params):
-                methods.validate_client_request(method, version, params)  # for its error message
+            if method in methods().SPEC_CLIENT_METHODS and not _params_pass(method, version, params):
+                methods().validate_client_request(method, version, params)  # for its error message
         except ValidationError as error:
             raise _invalid_params(method, error, skip=1) from None
         try:
@@ -298,7 +298,7 @@ class Runner(Generic[LifespanT]):
             wire = stamp_modern_result(
                 _dump(result),
                 server_info=self.server.server_info_wire,
-                cacheable=method in methods.CACHEABLE_METHODS,
+                cacheable=method in methods().CACHEABLE_METHODS,
                 cache=not retry,
             )
         except TypeError:
@@ -330,7 +330,7 @@ class Runner(Generic[LifespanT]):
         method = request.method
         version = connection.protocol_version or LATEST_HANDSHAKE_VERSION
         if method == "logging/setLevel":
-            if (method, version) not in methods.CLIENT_REQUESTS:
+            if (method, version) not in methods().CLIENT_REQUESTS:
                 raise _method_not_found(method)
             entry = None
         else:
@@ -392,12 +392,14 @@ class Runner(Generic[LifespanT]):
 
     def _sieve(self, method: str, version: str, result: dict[str, Any]) -> dict[str, Any]:
         """Validate a spec method's result against `version`'s schema and keep only its fields."""
-        if method not in methods.SPEC_CLIENT_METHODS:
+        if method != "initialize" and method not in methods().SPEC_CLIENT_METHODS:
             return result
         if method == "tools/call" and (plain := sieve_plain_tool_result(version, result)) is not None:
             return plain
         try:
-            return methods.serialize_server_result(method, version, result)
+            if method == "initialize":  # the handshake era's models alone: the others wait
+                return serialize_initialize_result(version, result)
+            return methods().serialize_server_result(method, version, result)
         except ValidationError:
             logger.exception("handler for %r returned a result that is invalid at %s", method, version)
             raise MCPError(INTERNAL_ERROR, "Handler returned an invalid result") from None

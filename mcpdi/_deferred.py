@@ -1,0 +1,55 @@
+"""`Deferred`: a value registration leaves for the first list or call, built once on first use."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Generic, TypeVar, cast
+
+__all__ = ("Deferred",)
+
+T = TypeVar("T")
+V = TypeVar("V")
+
+_UNSET: object = object()
+
+# One lock for every deferred value: builds are rare (once per value), short and may nest (a
+# tool's `Tool` object reads its deferred schemas), so a shared re-entrant lock costs nothing
+# per tool and still makes concurrent first uses build once.
+_BUILDING = threading.RLock()
+
+
+class Deferred(Generic[T]):
+    """`build()` run on the first `get()` (once, even when threads race), its result kept.
+
+    An exception from `build` propagates to that caller and the next `get()` tries again.
+    """
+
+    __slots__ = ("_build", "_value")
+
+    def __init__(self, build: Callable[[], T]) -> None:
+        self._build: Callable[[], T] | None = build
+        self._value: object = _UNSET
+
+    @staticmethod
+    def ready(value: V) -> Deferred[V]:
+        """A value decided at registration, behind the same interface."""
+        deferred = cast("Deferred[V]", Deferred.__new__(Deferred))
+        deferred._build = None
+        deferred._value = value
+        return deferred
+
+    @property
+    def built(self) -> bool:
+        return self._value is not _UNSET
+
+    def get(self) -> T:
+        value = self._value
+        if value is _UNSET:
+            with _BUILDING:
+                if self._value is _UNSET:
+                    assert self._build is not None
+                    self._value = self._build()
+                    self._build = None  # let go of what the build needed
+                value = self._value
+        return cast("T", value)
