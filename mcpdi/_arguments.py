@@ -32,6 +32,7 @@ __all__ = (
     "header_marking",
     "plan_arguments",
     "pre_parse_json",
+    "read_plain_arguments",
 )
 
 _HEADER_KEY = "x-mcp-header"
@@ -171,6 +172,39 @@ class ArgumentsPlan:
     model: Deferred[type[ArgumentsModel]]
     schema: Deferred[dict[str, Any]]
     deferred: bool  # True: nothing in the annotations can be refused later, nor mark a header
+    # When every argument is a plain scalar (`_scalar_property`): (name, type, required, default)
+    # each, for `read_plain_arguments`; None otherwise.
+    plain: tuple[tuple[str, type, bool, Any], ...] | None = None
+
+
+_ABSENT: Any = object()
+
+
+def _plain_arguments(arguments: tuple[Argument, ...]) -> tuple[tuple[str, type, bool, Any], ...] | None:
+    if any(_scalar_property(argument) is None for argument in arguments):
+        return None
+    return tuple((a.name, a.annotation, a.required, a.default) for a in arguments)
+
+
+def read_plain_arguments(
+    plain: tuple[tuple[str, type, bool, Any], ...], raw: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """`dump_arguments` of the all-scalar model validating `raw`, when every argument is exactly of
+    its type or absent with a default (what the model passes as it is; other keys it ignores).
+
+    None: anything else (a missing required argument, a `"5"` or `5` for a float, a `True`
+    for an int, JSON in a string), for the model to convert or refuse.
+    """
+    arguments: dict[str, Any] = {}
+    for name, kind, required, default in plain:
+        value = raw.get(name, _ABSENT)
+        if type(value) is kind:
+            arguments[name] = value
+        elif value is _ABSENT and not required:
+            arguments[name] = default
+        else:
+            return None
+    return arguments
 
 
 def _check_names(arguments: tuple[Argument, ...], *, owner: str, location: str) -> None:
@@ -212,9 +246,8 @@ def plan_arguments(
     if all(_builds_later(argument) for argument in arguments):
         # Positional arguments only: a partial's keywords cost a dict per tool.
         model = Deferred(partial(_build_model, model_name, arguments, owner, location))
-        return ArgumentsPlan(
-            model, Deferred(partial(_schema_of, model_name, arguments, model)), deferred=True
-        )
+        schema = Deferred(partial(_schema_of, model_name, arguments, model))
+        return ArgumentsPlan(model, schema, deferred=True, plain=_plain_arguments(arguments))
     built = build_arguments_model(model_name, arguments, owner=owner, location=location)
     return ArgumentsPlan(Deferred.ready(built), Deferred.ready(built.model_json_schema()), deferred=False)
 

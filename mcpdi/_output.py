@@ -66,6 +66,24 @@ class Output:
             structured = adapter.dump_python(validated, mode="json", by_alias=True)
         return CallToolResult(content=content, structured_content=structured)
 
+    def to_wire(self, value: Any) -> dict[str, Any] | CallToolResult:
+        """`to_result(value)` dumped (by alias, JSON mode, without None), written directly for
+        a `str` or a plain scalar result, which is one text block (and `{"result": value}`);
+        anything else is `to_result(value)` itself, for the caller to dump."""
+        kind = type(value)  # pyright: ignore[reportUnknownVariableType]
+        if kind is str and (self.adapter is None or self.scalar is str):
+            text: str = value
+        elif kind is self.scalar:  # int or bool (never None: `type` of a value), as to_content renders it
+            text = pydantic_core.to_json(value, fallback=str, indent=2).decode()
+        else:
+            return self.to_result(value)
+        wire: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+        if self.adapter is not None:
+            wire["structuredContent"] = {"result": value}
+        wire["isError"] = False
+        wire["resultType"] = "complete"
+        return wire
+
 
 UNSTRUCTURED = Output(None, None, wrap=False)
 _UNSTRUCTURED: Any = object()  # `_published_annotation`'s answer when there is no schema to publish

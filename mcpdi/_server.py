@@ -6,7 +6,7 @@ import logging
 import sys
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, asynccontextmanager
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from mcp_types import (
     Annotations,
@@ -188,6 +188,7 @@ class MCPServer(Generic[LifespanT]):
         self._token_verifier = token_verifier
         self._auth = auth
         self._tool_scopes: dict[str, tuple[str, ...]] = {}
+        on_call_tool = self._through_middleware("tools/call", self._call_tool, spanned=True)
         self._server: Server[LifespanT] = Server(
             name or DEFAULT_NAME,
             version=version,
@@ -199,7 +200,7 @@ class MCPServer(Generic[LifespanT]):
             lifespan=self._enter_lifespan,  # pyright: ignore[reportArgumentType]
             get_tool_input_schema=self.tool_input_schema,
             on_list_tools=self._through_middleware("tools/list", self._list_tools),
-            on_call_tool=self._through_middleware("tools/call", self._call_tool, spanned=True),
+            on_call_tool=on_call_tool,
             on_list_resources=self._through_middleware("resources/list", self._list_resources),
             on_list_resource_templates=self._through_middleware(
                 "resources/templates/list", self._list_resource_templates
@@ -209,6 +210,9 @@ class MCPServer(Generic[LifespanT]):
             on_get_prompt=self._through_middleware("prompts/get", self._get_prompt, spanned=True),
         )
         self._server.get_tool_header_params = self.tool_header_params
+        self._server.answer_in_wire_form(
+            "tools/call", self._unless_wrapped(on_call_tool, self._call_tool_in_wire_form)
+        )
         self._overrides = ResolverOverrides(
             self.name, (self._tools, self._prompts, self._resources), validate_resolvers=validate_resolvers
         )
@@ -286,6 +290,22 @@ class MCPServer(Generic[LifespanT]):
             if not chain:
                 return await handler(request, params)
             return await run_chain(tuple(chain), MiddlewareContext(method, params, request, self), innermost)
+
+        return handle
+
+    def _unless_wrapped(
+        self,
+        wrapped: Callable[[ServerRequestContext[Any], Any], Awaitable[Any]],
+        direct: Callable[[ServerRequestContext[Any], Any], Awaitable[Any]],
+    ) -> Callable[[ServerRequestContext[Any], Any], Awaitable[Any]]:
+        """The runner's handler of a spanned method: `direct` while no middleware is installed and
+        tracing is off, else `wrapped` (`_through_middleware`'s, which middleware and spans see)."""
+        chain = self._middleware
+
+        async def handle(request: ServerRequestContext[Any], params: Any) -> Any:
+            if chain or tracing():
+                return await wrapped(request, params)
+            return await direct(request, params)
 
         return handle
 
@@ -858,6 +878,13 @@ class MCPServer(Generic[LifespanT]):
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
     ) -> CallToolResult | InputRequiredResult:
+        result = await self._call_tool_in_wire_form(ctx, params, wire=False)
+        return cast("CallToolResult | InputRequiredResult", result)
+
+    async def _call_tool_in_wire_form(
+        self, ctx: ServerRequestContext[Any], params: CallToolRequestParams, *, wire: bool = True
+    ) -> CallToolResult | InputRequiredResult | dict[str, Any]:
+        """`_call_tool`; with `wire`, a plain result comes as its wire form (for the runner)."""
         tool = _registered(self._tools, "tool", params.name)
         scopes = self._tool_scopes.get(tool.name)
         if scopes:
@@ -868,7 +895,7 @@ class MCPServer(Generic[LifespanT]):
                 )
                 raise MCPError(INSUFFICIENT_SCOPE, msg, {"requiredScopes": list(scopes), "missing": lacking})
         return await call_tool(
-            tool, params, self._context(ctx), security=self.request_state, audience=self.name
+            tool, params, self._context(ctx), security=self.request_state, audience=self.name, wire=wire
         )
 
     async def _list_prompts(

@@ -21,7 +21,14 @@ from mcp_types import (
 from opentelemetry import trace
 from pydantic import ValidationError
 
-from mcpdi._arguments import ArgumentsModel, ArgumentsPlan, dump_arguments, plan_arguments, pre_parse_json
+from mcpdi._arguments import (
+    ArgumentsModel,
+    ArgumentsPlan,
+    dump_arguments,
+    plan_arguments,
+    pre_parse_json,
+    read_plain_arguments,
+)
 from mcpdi._asking import AnswerRejected
 from mcpdi._checks import check_hidden_headers
 from mcpdi._context import Context
@@ -209,24 +216,31 @@ async def call_tool(
     *,
     security: RequestStateSecurity,
     audience: str,
-) -> CallToolResult | InputRequiredResult:
-    """Validate the arguments, run the resolvers and the body, and shape the result."""
+    wire: bool = False,
+) -> CallToolResult | InputRequiredResult | dict[str, Any]:
+    """Validate the arguments, run the resolvers and the body, and shape the result.
+
+    With `wire`, a plain result comes as its wire form (`Output.to_wire`), for the runner.
+    """
     prefix = f"Error executing tool {tool.name}"
     raw = params.arguments
-    model = tool.arguments_model
-    try:
-        # The model's validator itself: `model_validate` only forwards to it, at a cost per call.
-        validated = model.__pydantic_validator__.validate_python(pre_parse_json(model, raw or {}))
-    except ValidationError as error:
-        return _error_result(f"{prefix}: {error}", error)
-    arguments = dump_arguments(validated)
+    plain = tool.arguments.plain
+    arguments = None if plain is None else read_plain_arguments(plain, raw or {})
+    if arguments is None:
+        model = tool.arguments_model
+        try:
+            # The model's validator itself: `model_validate` only forwards to it, at a cost per call.
+            validated = model.__pydantic_validator__.validate_python(pre_parse_json(model, raw or {}))
+        except ValidationError as error:
+            return _error_result(f"{prefix}: {error}", error)
+        arguments = dump_arguments(validated)
     target = CallTarget("tools/call", tool.name, raw, audience)
     try:
         plan = tool.traced_plan if tracing() else tool.plan
         value = await run_request(plan, arguments, ctx, target=target, security=security, params=params)
         if isinstance(value, Pending):
             return value.result
-        return tool.output.to_result(value)
+        return tool.output.to_wire(value) if wire else tool.output.to_result(value)
     except MCPError:
         raise
     except Exception as error:

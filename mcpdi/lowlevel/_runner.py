@@ -374,7 +374,8 @@ class Runner(Generic[LifespanT]):
         return await self._call_handler(handler, context, params, "logging/setLevel")
 
     async def _call(self, entry: HandlerEntry, context: ServerRequestContext[Any], params: Any) -> object:
-        return await self._call_handler(entry.handler, context, params, context.method)
+        handler = entry.handler if entry.wire_handler is None else entry.wire_handler  # dumped next anyway
+        return await self._call_handler(handler, context, params, context.method)
 
     async def _call_handler(
         self, handler: Any, context: ServerRequestContext[Any], params: Any, method: str

@@ -31,6 +31,9 @@ class HandlerEntry:
 
     params_type: type[BaseModel]
     handler: Handler
+    # What the runner calls instead: the same answers, but a result may come as the dict the
+    # runner would dump its model to, so the model is never built (`Server.answer_in_wire_form`).
+    wire_handler: Handler | None = None
 
 
 @asynccontextmanager
@@ -165,6 +168,13 @@ class Server(Generic[LifespanT]):
             )
             raise ValueError(msg)
         self._handlers[method] = HandlerEntry(params_type, handler)
+
+    def answer_in_wire_form(self, method: str, wire_handler: Handler) -> None:
+        """Let the runner answer `method` with `wire_handler`, which gives the same answers as its
+        handler but may return a result as its wire form (the dict `model_dump(by_alias=True,
+        mode="json", exclude_none=True)` of the model). Replacing the handler drops it."""
+        entry = self._handlers[method]
+        self._handlers[method] = HandlerEntry(entry.params_type, entry.handler, wire_handler)
 
     def handler_for(self, method: str) -> HandlerEntry | None:
         """The registered handler of `method`, if any."""
