@@ -15,7 +15,7 @@ from typing import Any, Final, cast
 
 from mcpdi.lowlevel._wire_methods import methods
 
-__all__ = ("sieve_plain_tool_result",)
+__all__ = ("copy_json", "sieve_plain_tool_result")
 
 _METHOD: Final = "tools/call"
 _KEYS: Final = frozenset({"_meta", "content", "isError", "resultType", "structuredContent"})
@@ -72,12 +72,13 @@ def _is_plain_json(value: Any) -> bool:
     return False
 
 
-def _copy_json(value: Any) -> Any:
+def copy_json(value: Any) -> Any:
+    """A copy of JSON data: new dicts and lists all the way down, the same leaves."""
     kind = type(value)  # pyright: ignore[reportUnknownVariableType]
     if kind is dict:
-        return {key: _copy_json(item) for key, item in value.items()}
+        return {key: copy_json(item) for key, item in value.items()}
     if kind is list:
-        return [_copy_json(item) for item in value]
+        return [copy_json(item) for item in value]
     return value
 
 
@@ -122,7 +123,7 @@ def _sieved_meta(shape: _Shape, version: str, meta: dict[str, Any]) -> dict[str,
         sieved = out.get("_meta")
         if type(sieved) is not dict or not _is_string_tree(cast("dict[str, Any]", sieved)):
             return None
-        known = shape.meta = (_copy_json(meta), cast("dict[str, Any]", sieved))
+        known = shape.meta = (copy_json(meta), cast("dict[str, Any]", sieved))
     # Each response gets its own objects, as from the full sieve (a string tree is two deep).
     return {
         key: dict(cast("dict[str, str]", value)) if type(value) is dict else value
@@ -167,7 +168,7 @@ def sieve_plain_tool_result(version: str, result: dict[str, Any]) -> dict[str, A
         if copied is None:
             if not _is_plain_json(structured):
                 return None
-            copied = _copy_json(structured)
+            copied = copy_json(structured)
         sieved["structuredContent"] = copied
     if shape.keeps_result_type:
         if type(result.get("resultType")) is not str:

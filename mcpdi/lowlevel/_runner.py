@@ -28,6 +28,7 @@ from mcpdi.lowlevel._errors import (
     UNSUPPORTED_VERSION,
     MCPError,
 )
+from mcpdi.lowlevel._fast_params import tool_call_params_pass
 from mcpdi.lowlevel._fast_sieve import sieve_plain_tool_result
 from mcpdi.lowlevel._jsonrpc import (
     Invalid,
@@ -82,6 +83,8 @@ def _params_pass(method: str, version: str, params: Mapping[str, Any] | None) ->
     """Whether `params` are valid for `(method, version)` by the quick check; False: ask the full one."""
     if params is None:
         return False
+    if method == "tools/call" and tool_call_params_pass(version, params):
+        return True
     adapter = _wire_params_adapter(method, version)
     if adapter is None:
         return False

@@ -1,0 +1,121 @@
+"""The written-out wire check of plain `tools/call` params passes only what the wire type passes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mcp_types import methods
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
+
+from mcpdi.lowlevel._fast_params import tool_call_params_pass
+
+VERSIONS = [v for v in KNOWN_PROTOCOL_VERSIONS if ("tools/call", v) in methods.CLIENT_REQUESTS]
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+}
+METAS: list[Any] = [
+    ENVELOPE,
+    {**ENVELOPE, "progressToken": "t"},
+    {**ENVELOPE, "progressToken": 7},
+    {**ENVELOPE, "progressToken": True},
+    {**ENVELOPE, "progressToken": 1.0},
+    {**ENVELOPE, "progressToken": 1.5},
+    {**ENVELOPE, "progressToken": None},
+    {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}, "sampling": {}}},
+    {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {"elicitation": True}},
+    {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": 1}}},
+    {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": True}}},
+    {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": []},
+    {**ENVELOPE, "io.modelcontextprotocol/clientInfo": {"name": "bench"}},
+    {**ENVELOPE, "io.modelcontextprotocol/logLevel": "debug"},
+    {**ENVELOPE, "io.modelcontextprotocol/logLevel": "loud"},
+    {**ENVELOPE, "io.modelcontextprotocol/protocolVersion": 20260728},
+    {"progressToken": "t"},
+    {"progressToken": 1.5},
+    {"progressToken": [1]},
+    {},
+    None,
+    [],
+    "meta",
+]
+ARGUMENTS: list[Any] = [{"title": "Dune"}, {}, None, {"a": [1, {"b": None}]}, {1: "x"}, [], "x", {"": True}]
+NAMES: list[Any] = ["none", "", 1, None, True, ["none"]]
+OTHER_KEYS: list[tuple[str, Any]] = [
+    ("task", {"ttl": 5}),
+    ("task", "soon"),
+    ("inputResponses", {}),
+    ("requestState", "s"),
+    ("requestState", 1),
+    ("input_responses", 1),
+    ("note", "ignored by the wire type"),
+]
+
+
+@st.composite
+def params(draw: st.DrawFn) -> Any:
+    if draw(st.integers(0, 20)) == 0:
+        return draw(st.sampled_from([None, [], "params"]))
+    out: dict[str, Any] = {}
+    if draw(st.integers(0, 9)):
+        out["name"] = draw(st.sampled_from(NAMES))
+    if draw(st.booleans()):
+        out["arguments"] = draw(st.sampled_from(ARGUMENTS))
+    if draw(st.integers(0, 3)):
+        out["_meta"] = draw(st.sampled_from(METAS))
+    if draw(st.integers(0, 4)) == 0:
+        key, value = draw(st.sampled_from(OTHER_KEYS))
+        out[key] = value
+    return out
+
+
+def wire_type_passes(version: str, raw: Any) -> bool:
+    try:
+        methods.validate_client_request("tools/call", version, raw)
+    except ValidationError:
+        return False
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(VERSIONS), st.lists(params(), min_size=1, max_size=6))
+def test_only_params_the_wire_type_passes_pass_the_quick_check(version: str, calls: list[Any]) -> None:
+    for raw in calls:  # in a row: the check remembers the last `_meta` that passed
+        if tool_call_params_pass(version, raw):
+            assert wire_type_passes(version, raw), raw
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_each_meta_after_each_other_passes_only_as_the_wire_type_passes_it(version: str) -> None:
+    for first in METAS:
+        for second in METAS:
+            for meta in (first, second):
+                raw = {"name": "none", "_meta": meta}
+                if tool_call_params_pass(version, raw):
+                    assert wire_type_passes(version, raw), (first, second)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_plain_call_passes_the_quick_check_as_it_passes_the_wire_type(version: str) -> None:
+    plain = {"name": "none", "arguments": {"title": "Dune"}}
+    if version == "2026-07-28":
+        plain["_meta"] = ENVELOPE
+    for _ in range(2):  # the second time from the remembered `_meta`
+        assert tool_call_params_pass(version, plain) is wire_type_passes(version, plain) is True
+
+
+def test_a_remembered_meta_counts_only_for_an_exactly_equal_one() -> None:
+    version = "2026-07-28"
+    good = {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": True}}}
+    bad = {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": 1}}}
+    assert tool_call_params_pass(version, {"name": "a", "_meta": good})
+    assert good == bad  # `True == 1`: equality alone would let it through
+    assert tool_call_params_pass(version, {"name": "a", "_meta": bad}) is wire_type_passes(
+        version, {"name": "a", "_meta": bad}
+    )
+    assert not tool_call_params_pass(version, {"name": "a"})  # no envelope: the wire type refuses it
