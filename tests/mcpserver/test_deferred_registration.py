@@ -411,6 +411,23 @@ def test_a_default_that_is_not_plain_json_builds_the_model_at_registration() -> 
 # -- (c) concurrent first uses build once ---------------------------------------------------
 
 
+def _race(first_use: Callable[[], tuple[Any, ...]], threads: int = 8) -> list[tuple[Any, ...]]:
+    """What `first_use` returned in each of `threads` threads let go at the same moment."""
+    barrier = threading.Barrier(threads)
+    seen: list[tuple[Any, ...]] = []
+
+    def run() -> None:
+        barrier.wait()
+        seen.append(first_use())
+
+    started = [threading.Thread(target=run) for _ in range(threads)]
+    for thread in started:
+        thread.start()
+    for thread in started:
+        thread.join(timeout=30)
+    return seen
+
+
 def test_racing_threads_build_a_tools_model_schema_and_entry_once(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[str] = []
     original = mcpdi._arguments.build_arguments_model  # pyright: ignore[reportPrivateUsage]
@@ -430,18 +447,7 @@ def test_racing_threads_build_a_tools_model_schema_and_entry_once(monkeypatch: p
     mcp.add_tool(_tool("t", {"tags": list[str]}, list[Shelf]))
     tool = mcp.registered_tool("t")
     assert built == []
-    barrier = threading.Barrier(8)
-    seen: list[tuple[int, int, int]] = []
-
-    def first_use() -> None:
-        barrier.wait()
-        seen.append((id(tool.wire), id(tool.arguments_model), id(tool.output)))
-
-    threads = [threading.Thread(target=first_use) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    seen = _race(lambda: (id(tool.wire), id(tool.arguments_model), id(tool.output)))
     assert len(seen) == 8
     assert len(set(seen)) == 1
     assert sorted(built) == ["arguments", "output"]
@@ -468,23 +474,21 @@ def test_racing_threads_build_a_prompts_and_a_templates_entries_once(monkeypatch
     prompt = mcp._prompts["ask"]  # pyright: ignore[reportPrivateUsage]
     template = mcp._resources["books://{title}"]  # pyright: ignore[reportPrivateUsage]
     assert built == []
-    barrier = threading.Barrier(8)
-    seen: list[tuple[int, ...]] = []
 
-    def first_use() -> None:
-        barrier.wait()
-        assert template.match("books://Dune") == {"title": "Dune"}
-        seen.append(
-            (id(prompt.wire), id(prompt.arguments_model), id(template.wire), id(template.arguments_model))
+    def first_use() -> tuple[Any, ...]:
+        found = template.match("books://Dune")
+        return (
+            id(prompt.wire),
+            id(prompt.arguments_model),
+            id(template.wire),
+            id(template.arguments_model),
+            found,
         )
 
-    threads = [threading.Thread(target=first_use) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    seen = _race(first_use)
     assert len(seen) == 8
-    assert len(set(seen)) == 1
+    assert all(found == {"title": "Dune"} for *_, found in seen)
+    assert len({tuple(entry[:-1]) for entry in seen}) == 1
     assert sorted(built) == ["askArguments", "books://{title}", "readArguments"]
 
 
