@@ -156,8 +156,15 @@ def _consumer_location(plan: Plan, edge: Edge) -> str:
     return next(step.location for step in plan.steps if step.key == edge.consumer_key)
 
 
+# A resolver returning one of these into a parameter of that very type always fits: the
+# boundary analysis is skipped for the commonest edge of all.
+_SCALARS: frozenset[type] = frozenset({str, int, float, bool, bytes})
+
+
 def _check_edge(plan: Plan, edge: Edge) -> None:
     provider = edge.provider
+    if provider.returns is edge.annotation and type(edge.annotation) is type and edge.annotation in _SCALARS:
+        return
     outcome = wants_outcome(edge.annotation)
     wanted = outcome_data(edge.annotation) if outcome else edge.annotation
     if fit_any(given_by_resolver(provider.returns), wanted) != "mismatch":

@@ -21,7 +21,6 @@ from pydantic import ValidationError
 from mcpdi._arguments import ArgumentsModel, ArgumentsPlan, dump_arguments, plan_arguments
 from mcpdi._context import Context
 from mcpdi._deferred import Deferred
-from mcpdi._messages import Message
 from mcpdi._output import to_content
 from mcpdi._registration import (
     compile_mcp_plan,
@@ -105,6 +104,8 @@ def compile_prompt(
 
 def _to_messages(value: Any) -> list[PromptMessage]:
     """A prompt function's result as messages: text and blocks become user messages."""
+    from mcpdi._messages import Message  # only rendering needs it, not a start
+
     items: list[Any] = list(value) if isinstance(value, list | tuple) else [value]  # pyright: ignore[reportUnknownArgumentType]
     messages: list[PromptMessage] = []
     for item in items:

@@ -48,13 +48,15 @@ _PARAMETER = re.compile(r"\{(\w+)\}")
 class RegisteredResource:
     """A resource or template as registration decided it; `match` finds its URI parameters.
 
-    The argument model and a template's `ResourceTemplate` may be left for first use.
+    The argument model, a template's `ResourceTemplate` and its regex may be left for first use.
     """
 
     uri: str  # the URI, or the URI template
     plan: Plan
     arguments: ArgumentsPlan
-    pattern: re.Pattern[str] | None  # None for a fixed URI
+    # None for a fixed URI; a template's regex is compiled on the first read (it cannot fail:
+    # `check_uri_template` and the parameter check leave only distinct identifiers in it)
+    pattern: Deferred[re.Pattern[str]] | None
     mime_type: str | None
     deferred_wire: Deferred[Resource | ResourceTemplate]
     security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY
@@ -72,7 +74,7 @@ class RegisteredResource:
     def match(self, uri: str) -> dict[str, str] | None:
         if self.pattern is None:
             return {} if uri == self.uri else None
-        found = self.pattern.fullmatch(uri)
+        found = self.pattern.get().fullmatch(uri)
         return found.groupdict() if found else None
 
 
@@ -151,7 +153,7 @@ def compile_resource(
         )
         if not fields_as_typed(icons, *as_typed, (meta, dict)):
             wire.get()  # what a user could get wrong is refused at registration
-        pattern = _template_pattern(uri)
+        pattern = Deferred(partial(_template_pattern, uri))
     else:
         # A fixed URI is checked as a URL by the model: built now, so a bad one fails here.
         wire = Deferred.ready(Resource(uri=uri, **published))

@@ -36,20 +36,17 @@ from mcpdi._auth import INSUFFICIENT_SCOPE, AuthSettings, TokenVerifier, get_acc
 from mcpdi._completion import CompletionHandler, completion_handler
 from mcpdi._context import Context
 from mcpdi._errors import ResourceError, ResourceNotFoundError, ToolError
-from mcpdi._explain import check_max_rounds, explain_tool
-from mcpdi._in_memory import Answers, ReadResourceContents, answer_script, contents_of, request_in_memory
 from mcpdi._lifespan import check_lifespan
 from mcpdi._middleware import MiddlewareContext, ServerMiddleware, run_chain
 from mcpdi._overrides import ResolverOverrides
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
-from mcpdi._resource_objects import is_resource_object, resource_from_object
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._state import RequestStateSecurity
 from mcpdi._telemetry import traced, tracing
 from mcpdi._tool_failures import raise_tool_failure
 from mcpdi._tools import RegisteredTool, call_tool, compile_tool, failures
-from mcpdi.engine import AppScope, Explanation
+from mcpdi.engine import AppScope
 from mcpdi.lowlevel._context import ServerRequestContext
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
 from mcpdi.lowlevel._handover import TransportName
@@ -57,9 +54,14 @@ from mcpdi.lowlevel._param_headers import HeaderParam
 from mcpdi.lowlevel._runner import Runner
 from mcpdi.lowlevel._server import Server
 
+# Imported where first used, so that a start serving `initialize` goes without them: explaining
+# (`max_rounds`, `mcp.explain`), the in-memory calls and resource objects.
 if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.routing import BaseRoute
+
+    from mcpdi._in_memory import Answers, ReadResourceContents
+    from mcpdi.engine import Explanation
 
 __all__ = ("MCPServer",)
 
@@ -512,7 +514,10 @@ class MCPServer(Generic[LifespanT]):
             localns=localns,
             validate_resolvers=self._validate_resolvers,
         )
-        check_max_rounds(tool, max_rounds, fn)
+        if max_rounds is not None:
+            from mcpdi._explain import check_max_rounds
+
+            check_max_rounds(tool, max_rounds, fn)
         self._keep_first(self._tools, "tool", tool.name, tool)
         return tool.name
 
@@ -607,6 +612,8 @@ class MCPServer(Generic[LifespanT]):
         qualify); its `title`, `description`, `mime_type`, `icons`, `annotations` and
         `meta` are published when present.
         """
+        from mcpdi._resource_objects import is_resource_object, resource_from_object
+
         localns = _caller_namespace(1)
         if uri is None and is_resource_object(resource):
             overrides = {
@@ -703,6 +710,8 @@ class MCPServer(Generic[LifespanT]):
     def explain(self, name: str | None = None) -> tuple[Explanation, ...]:
         """The resolver graph of tool `name` (KeyError if unknown), or of every tool, explained:
         who reads what, who may ask what, the client capabilities and worst-case rounds."""
+        from mcpdi._explain import explain_tool
+
         tools = list(self._tools.values()) if name is None else [self._tools[name]]
         return tuple(explain_tool(tool) for tool in tools)
 
@@ -756,6 +765,8 @@ class MCPServer(Generic[LifespanT]):
         handler is called directly (no JSON-RPC framing), so an exception a transport would
         answer with -32603 reaches the test as itself.
         """
+        from mcpdi._in_memory import answer_script
+
         sink: list[Exception] = []
         token = failures.set(sink)
         try:
@@ -820,6 +831,8 @@ class MCPServer(Generic[LifespanT]):
         protocol_version: str = "2026-07-28",
     ) -> GetPromptResult:
         """Render a prompt in memory, as `prompts/get` would; errors raise `MCPError` (-32602)."""
+        from mcpdi._in_memory import answer_script, request_in_memory
+
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = dict(arguments)
@@ -840,6 +853,8 @@ class MCPServer(Generic[LifespanT]):
         An unknown URI or a `ResourceNotFoundError` raises `MCPError` -32602; a
         `ResourceError` or a crash raises `MCPError` -32603.
         """
+        from mcpdi._in_memory import answer_script, contents_of, request_in_memory
+
         raw = await request_in_memory(
             self,
             "resources/read",
@@ -854,6 +869,8 @@ class MCPServer(Generic[LifespanT]):
 
         So that a tool reading a missing resource reports a tool error, not a protocol one.
         """
+        from mcpdi._in_memory import contents_of
+
         params = ReadResourceRequestParams(uri=uri)  # pyright: ignore[reportArgumentType]
         try:
             result = await self._read_resource(context.request_context, params)

@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import CallToolResult, InputRequiredResult
-from opentelemetry import propagate, trace
+from opentelemetry import trace
 from opentelemetry.environment_variables import OTEL_PYTHON_TRACER_PROVIDER
 from opentelemetry.trace import NoOpTracerProvider, ProxyTracerProvider, SpanKind, Status, StatusCode
 
@@ -125,6 +125,8 @@ def traced(
 
     async def handle(request: ServerRequestContext[Any], params: ParamsT) -> ResultT:
         target = _target(method, params)
+        from opentelemetry import propagate  # its propagators load when the first span is recorded
+
         parent = propagate.extract(_carrier(getattr(params, "meta", None)))
         tracer = trace.get_tracer(_TRACER_NAME)
         attributes: dict[str, Any] = {"mcp.method.name": method, "mcpdi.era": request.era}

@@ -13,12 +13,17 @@ from mcpdi.engine import Resolve, compile_plan
 
 
 def test_all_lists_exactly_the_public_names_the_engine_exports() -> None:
+    assert isinstance(mcpdi.engine.__all__, tuple)
+    for name in mcpdi.engine.__all__:  # first, so that the names loaded on first use are there
+        assert getattr(mcpdi.engine, name) is not None
     exported = {name for name in vars(mcpdi.engine) if not name.startswith("_")}
     modules = {name for name, value in vars(mcpdi.engine).items() if type(value) is type(sys)}
-    assert isinstance(mcpdi.engine.__all__, tuple)
     assert sorted(mcpdi.engine.__all__) == sorted(exported - modules)
-    for name in mcpdi.engine.__all__:
-        assert getattr(mcpdi.engine, name) is not None
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match=r"module 'mcpdi\.engine' has no attribute 'explainer'"):
+        _ = mcpdi.engine.explainer  # type: ignore[attr-defined]
 
 
 def stock(title: str) -> int:

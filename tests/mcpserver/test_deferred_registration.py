@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import inspect
 import json
+import re
 import sys
 import threading
 import typing
@@ -19,11 +20,12 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_mode
 
 import mcpdi._arguments
 import mcpdi._output
+import mcpdi._resources
 from mcpdi import Header, MCPServer, Resolve
 from mcpdi._arguments import ArgumentsModel, build_arguments_model, plan_arguments
 from mcpdi._deferred import Deferred
 from mcpdi._output import plan_output, plan_output_later
-from mcpdi.engine import Argument
+from mcpdi.engine import Argument, InvalidSignature
 
 from .conftest import connect
 
@@ -222,6 +224,39 @@ async def test_a_deferred_prompt_and_template_list_and_answer_as_before(protocol
     assert read["result"]["contents"][0]["text"] == "Dune: 3"
 
 
+@pytest.mark.anyio
+async def test_a_templates_regex_waits_for_the_first_read_and_matches_as_one_built_at_once(
+    protocol_version: str,
+) -> None:
+    mcp = MCPServer("shop")
+    template = "books://{shelf}/{title}/stock.{fmt}"
+
+    @mcp.resource(template)
+    def stock(shelf: str, title: str, fmt: str) -> str:
+        return f"{shelf}|{title}|{fmt}"
+
+    registered = mcp._resources[template]  # pyright: ignore[reportPrivateUsage]
+    assert registered.pattern is not None
+    assert not registered.pattern.built
+    eager = re.compile(r"books://(?P<shelf>[^/]+)/(?P<title>[^/]+)/stock\.(?P<fmt>[^/]+)")
+    uris = [
+        "books://a/Dune/stock.txt",
+        "books://a/b/Dune/stock.txt",
+        "books://a/Dune/stockXtxt",
+        "books://a//stock.x",
+    ]
+    async with connect(mcp, protocol_version) as client:
+        reads = [await client.send("resources/read", {"uri": uri}) for uri in uris]
+    assert registered.pattern.built
+    for uri, read in zip(uris, reads, strict=True):
+        found = eager.fullmatch(uri)
+        if found is None:
+            assert read["error"]["message"] == f"Unknown resource: {uri}"
+        else:
+            assert read["result"]["contents"][0]["text"] == "|".join(found.groups())
+        assert registered.match(uri) == (found.groupdict() if found else None)
+
+
 # -- (b) what registration refused before, it still refuses, with the same words ---------------
 
 
@@ -287,6 +322,59 @@ def test_structured_output_of_an_unpublishable_return_still_fails_at_registratio
     ("options", "message"),
     [
         ({"icons": [{"src": 3}]}, "src"),
+        ({"title": 3}, "title"),
+        ({"description": ["not", "text"]}, "description"),
+    ],
+)
+def test_wrongly_typed_prompt_fields_still_fail_at_registration(
+    options: dict[str, Any], message: str
+) -> None:
+    mcp = MCPServer("shop")
+    with pytest.raises(ValidationError, match=message):
+        mcp.prompt(name="ask", **options)(_tool("ask", {"title": str}, str))
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"icons": [{"src": 3}]}, "src"),
+        ({"title": 3}, "title"),
+        ({"mime_type": 3}, "mime_type"),
+        ({"annotations": {"priority": "high"}}, "priority"),
+        ({"meta": ["not", "a", "dict"]}, "_meta"),
+    ],
+)
+def test_wrongly_typed_template_fields_still_fail_at_registration(
+    options: dict[str, Any], message: str
+) -> None:
+    mcp = MCPServer("shop")
+    with pytest.raises(ValidationError, match=message):
+        mcp.resource("books://{title}", name="read", **options)(_tool("read", {"title": str}, str))
+
+
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        ("books://{title", "a '{' that is never closed"),
+        ("books://{title}/{title}", "the variable 'title' appears twice"),
+        ("books://{ti-tle}", "'ti-tle' is not a variable name"),
+        (
+            "books://{author}",
+            r"the URI's parameters \['author'\] must be the function's arguments \['title'\]",
+        ),
+    ],
+)
+def test_a_malformed_template_is_still_refused_at_registration(template: str, message: str) -> None:
+    mcp = MCPServer("shop")
+    with pytest.raises(InvalidSignature, match=message):
+        mcp.resource(template)(_tool("read", {"title": str}, str))
+    assert mcp._resources == {}  # pyright: ignore[reportPrivateUsage]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"icons": [{"src": 3}]}, "src"),
         ({"annotations": {"readOnlyHint": "often"}}, "readOnlyHint"),
         ({"meta": ["not", "a", "dict"]}, "_meta"),
     ],
@@ -323,6 +411,23 @@ def test_a_default_that_is_not_plain_json_builds_the_model_at_registration() -> 
 # -- (c) concurrent first uses build once ---------------------------------------------------
 
 
+def _race(first_use: Callable[[], tuple[Any, ...]], threads: int = 8) -> list[tuple[Any, ...]]:
+    """What `first_use` returned in each of `threads` threads let go at the same moment."""
+    barrier = threading.Barrier(threads)
+    seen: list[tuple[Any, ...]] = []
+
+    def run() -> None:
+        barrier.wait()
+        seen.append(first_use())
+
+    started = [threading.Thread(target=run) for _ in range(threads)]
+    for thread in started:
+        thread.start()
+    for thread in started:
+        thread.join(timeout=30)
+    return seen
+
+
 def test_racing_threads_build_a_tools_model_schema_and_entry_once(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[str] = []
     original = mcpdi._arguments.build_arguments_model  # pyright: ignore[reportPrivateUsage]
@@ -342,21 +447,49 @@ def test_racing_threads_build_a_tools_model_schema_and_entry_once(monkeypatch: p
     mcp.add_tool(_tool("t", {"tags": list[str]}, list[Shelf]))
     tool = mcp.registered_tool("t")
     assert built == []
-    barrier = threading.Barrier(8)
-    seen: list[tuple[int, int, int]] = []
-
-    def first_use() -> None:
-        barrier.wait()
-        seen.append((id(tool.wire), id(tool.arguments_model), id(tool.output)))
-
-    threads = [threading.Thread(target=first_use) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    seen = _race(lambda: (id(tool.wire), id(tool.arguments_model), id(tool.output)))
     assert len(seen) == 8
     assert len(set(seen)) == 1
     assert sorted(built) == ["arguments", "output"]
+
+
+def test_racing_threads_build_a_prompts_and_a_templates_entries_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    built: list[str] = []
+    original = mcpdi._arguments.build_arguments_model  # pyright: ignore[reportPrivateUsage]
+    pattern = mcpdi._resources._template_pattern  # pyright: ignore[reportPrivateUsage]
+
+    def counting_model(model_name: str, *args: Any, **kwargs: Any) -> Any:
+        built.append(model_name)
+        return original(model_name, *args, **kwargs)
+
+    def counting_pattern(template: str) -> Any:
+        built.append(template)
+        return pattern(template)
+
+    monkeypatch.setattr(mcpdi._arguments, "build_arguments_model", counting_model)
+    monkeypatch.setattr(mcpdi._resources, "_template_pattern", counting_pattern)
+    mcp = MCPServer("shop")
+    mcp.prompt()(_tool("ask", {"tags": list[str]}, str))
+    mcp.resource("books://{title}")(_tool("read", {"title": str}, str))
+    prompt = mcp._prompts["ask"]  # pyright: ignore[reportPrivateUsage]
+    template = mcp._resources["books://{title}"]  # pyright: ignore[reportPrivateUsage]
+    assert built == []
+
+    def first_use() -> tuple[Any, ...]:
+        found = template.match("books://Dune")
+        return (
+            id(prompt.wire),
+            id(prompt.arguments_model),
+            id(template.wire),
+            id(template.arguments_model),
+            found,
+        )
+
+    seen = _race(first_use)
+    assert len(seen) == 8
+    assert all(found == {"title": "Dune"} for *_, found in seen)
+    assert len({tuple(entry[:-1]) for entry in seen}) == 1
+    assert sorted(built) == ["askArguments", "books://{title}", "readArguments"]
 
 
 @pytest.mark.anyio

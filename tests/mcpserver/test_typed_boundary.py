@@ -24,7 +24,7 @@ from mcpdi import (
     Sample,
     ToolError,
 )
-from mcpdi._boundary import fit
+from mcpdi._boundary import fit, fit_any, given_by_resolver
 from mcpdi.engine import compile_plan
 from mcpdi.types import CreateMessageResult, ListRootsResult, SamplingMessage, TextContent
 
@@ -389,3 +389,29 @@ def test_validating_a_type_pydantic_cannot_check_is_refused_at_registration() ->
     assert text_of(caught) == snapshot(
         "Resolver 'a_shape' (<here>) feeding parameter 'shape' of 'area' is to be validated, but pydantic cannot check Shape; annotate the parameter with a type pydantic can validate, or drop validate=True"
     )
+
+
+SCALARS = (str, int, float, bool, bytes)
+
+
+@pytest.mark.parametrize("returns", SCALARS)
+@pytest.mark.parametrize("takes", SCALARS)
+def test_a_scalar_edge_is_refused_exactly_when_the_boundary_analysis_refuses_it(
+    returns: type, takes: type
+) -> None:
+    def provide() -> Any:
+        return returns()
+
+    provide.__annotations__ = {"return": returns}
+
+    async def tool(value: Annotated[Any, Resolve(provide)]) -> str:
+        return str(value)
+
+    tool.__annotations__ = {"value": Annotated[takes, Resolve(provide)], "return": str}
+    mcp = MCPServer("shop")
+    if fit_any(given_by_resolver(returns), takes) == "mismatch":
+        with pytest.raises(InvalidSignature, match="make the resolver return"):
+            mcp.add_tool(tool)
+    else:
+        mcp.add_tool(tool)
+        assert mcp.registered_tool("tool").plan.steps[0].returns is returns

@@ -29,6 +29,12 @@ NOT_FOR_INITIALIZE = (
     "mcp_types._v2026_07_28",  # the other era's wire models (~70 ms of a start)
     "mcp_types.methods",  # imports every era; the next request loads it
     "mcpdi.testing",  # the in-memory test kit
+    "mcpdi._in_memory",  # `MCPServer.call_tool` and friends, for tests
+    "mcpdi._explain",  # `max_rounds` and `mcp.explain`
+    "mcpdi.engine._explain",
+    "mcpdi._resource_objects",  # `add_resource(obj)`
+    "mcpdi._messages",  # a prompt's rendered messages
+    "opentelemetry.propagate",  # the parent span of a traced request
     "starlette",
     "uvicorn",
     "httpx2",
