@@ -16,7 +16,7 @@ except ImportError as error:  # pragma: no cover - exercised with the package hi
     msg = "AesGcmCodec needs the cryptography package; install it with: pip install 'mcpdi[crypto]'"
     raise ImportError(msg) from error
 
-from mcpdi._state_codec import InvalidRequestState, b64url_encode, key_bytes, token_body
+from mcpdi._state._codec import InvalidRequestState, b64url_encode, key_bytes, token_body
 
 __all__ = ("AesGcmCodec",)
 
