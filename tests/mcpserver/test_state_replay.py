@@ -13,7 +13,7 @@ from inline_snapshot import snapshot
 from pydantic import BaseModel
 
 from mcpdi import Elicit, MCPServer, MemoryReplayStore, ReplayStore, RequestStateSecurity, Resolve
-from mcpdi._state import CallBinding, InvalidRequestState
+from mcpdi._state._security import CallBinding, InvalidRequestState
 from mcpdi.testing._memory import InMemoryClient
 
 from .conftest import connect
