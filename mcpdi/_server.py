@@ -191,6 +191,9 @@ class MCPServer(Generic[LifespanT]):
         self._auth = auth
         self._tool_scopes: dict[str, tuple[str, ...]] = {}
         on_call_tool = self._through_middleware("tools/call", self._call_tool, spanned=True)
+        on_list_tools = self._through_middleware("tools/list", self._list_tools)
+        # tools/list's answer in wire form, with the entries it was dumped from (see _listed_tools)
+        self._tools_listed: tuple[tuple[RegisteredTool, ...], dict[str, Any]] | None = None
         self._server: Server[LifespanT] = Server(
             name or DEFAULT_NAME,
             version=version,
@@ -201,7 +204,7 @@ class MCPServer(Generic[LifespanT]):
             icons=icons,
             lifespan=self._enter_lifespan,  # pyright: ignore[reportArgumentType]
             get_tool_input_schema=self.tool_input_schema,
-            on_list_tools=self._through_middleware("tools/list", self._list_tools),
+            on_list_tools=on_list_tools,
             on_call_tool=on_call_tool,
             on_list_resources=self._through_middleware("resources/list", self._list_resources),
             on_list_resource_templates=self._through_middleware(
@@ -214,6 +217,9 @@ class MCPServer(Generic[LifespanT]):
         self._server.get_tool_header_params = self.tool_header_params
         self._server.answer_in_wire_form(
             "tools/call", self._unless_wrapped(on_call_tool, self._call_tool_in_wire_form)
+        )
+        self._server.answer_in_wire_form(
+            "tools/list", self._unless_wrapped(on_list_tools, self._listed_tools)
         )
         self._overrides = ResolverOverrides(
             self.name, (self._tools, self._prompts, self._resources), validate_resolvers=validate_resolvers
@@ -891,6 +897,25 @@ class MCPServer(Generic[LifespanT]):
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListToolsResult:
         return ListToolsResult(tools=[tool.wire for tool in self._tools.values()])
+
+    async def _listed_tools(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> dict[str, Any]:
+        """`_list_tools` in wire form, dumped once while the tools stay the same entries: adding,
+        removing or overriding one replaces an entry, so the next list dumps them anew."""
+        tools = tuple(self._tools.values())
+        listed = self._tools_listed
+        if (
+            listed is None
+            or len(listed[0]) != len(tools)
+            or any(a is not b for a, b in zip(listed[0], tools, strict=True))
+        ):
+            result = ListToolsResult(tools=[tool.wire for tool in tools])
+            listed = self._tools_listed = (
+                tools,
+                result.model_dump(by_alias=True, mode="json", exclude_none=True),
+            )
+        return listed[1]
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams
