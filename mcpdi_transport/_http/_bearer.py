@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 from urllib.parse import urlsplit
@@ -16,6 +17,8 @@ from mcpdi_transport._http._common import header_values, json_reply
 __all__ = ("METADATA_PATH", "BearerGate", "metadata_endpoint", "metadata_paths")
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
+
+logger = logging.getLogger("mcpdi_transport")
 
 
 def metadata_paths(settings: AuthSettings) -> tuple[str, ...]:
@@ -85,7 +88,11 @@ class BearerGate:
         if scheme.lower() != "bearer" or not credentials.strip():
             await self._refuse(scope, receive, send, 401, None, "Bearer token required", [])
             return
-        token: AccessToken | None = await self.verifier.verify_token(credentials.strip())
+        try:
+            token: AccessToken | None = await self.verifier.verify_token(credentials.strip())
+        except Exception:  # a verifier's bug or outage refuses the token, never answers 500
+            logger.exception("the token verifier raised; refusing the token")
+            token = None
         settings = self.settings
         if (
             token is None
