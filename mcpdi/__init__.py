@@ -28,6 +28,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._auth import TokenVerifier as TokenVerifier
     from mcpdi._auth import authenticated as authenticated
     from mcpdi._auth import get_access_token as get_access_token
+    from mcpdi._auth import principal_of as principal_of
     from mcpdi._context import Context as Context
     from mcpdi._errors import MCPServerError as MCPServerError
     from mcpdi._errors import ResourceError as ResourceError
@@ -48,6 +49,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._middleware import ServerMiddleware as ServerMiddleware
     from mcpdi._replay import MemoryReplayStore as MemoryReplayStore
     from mcpdi._replay import ReplayStore as ReplayStore
+    from mcpdi._replay import from_address as from_address
     from mcpdi._resource_security import ResourceSecurity as ResourceSecurity
     from mcpdi._server import MCPServer as MCPServer
     from mcpdi._state import RequestStateSecurity as RequestStateSecurity
@@ -78,6 +80,7 @@ _HOMES: dict[str, str] = {
     "Default": "mcpdi._asking",
     "Elicit": "mcpdi._asking",
     "ElicitationResult": "mcpdi._asking",
+    "from_address": "mcpdi._replay",
     "get_access_token": "mcpdi._auth",
     "Header": "mcpdi._arguments",
     "HmacCodec": "mcpdi._state_codec",
@@ -93,6 +96,7 @@ _HOMES: dict[str, str] = {
     "Message": "mcpdi._messages",
     "Middleware": "mcpdi._middleware",
     "MiddlewareContext": "mcpdi._middleware",
+    "principal_of": "mcpdi._auth",
     "ReadResourceContents": "mcpdi._in_memory",
     "ReplayStore": "mcpdi._replay",
     "RequestStateSecurity": "mcpdi._state",
@@ -164,7 +168,9 @@ __all__ = (
     "UrlElicitationRequiredError",
     "UserMessage",
     "authenticated",
+    "from_address",
     "get_access_token",
+    "principal_of",
     "types",
 )
 
