@@ -1,6 +1,6 @@
 """Running one call's plan: asking mid-call (handshake era) or in sealed rounds (2026-07-28).
 
-What a round carries to the next is a `RoundState` (`mcpdi._round_state`), sealed in
+What a round carries to the next is a `RoundState` (`mcpdi._state._round`), sealed in
 `requestState`. A call-scoped resolver's value is an outcome whose digest is `"kept"`, its
 payload the value as JSON.
 """
@@ -29,9 +29,9 @@ from mcpdi._checks import kept_adapter
 from mcpdi._context import Context, missing_capability_error
 from mcpdi._errors import ToolError
 from mcpdi._fallbacks import NO_BACK_CHANNEL, fallback_answers, missing_reason, resolver_fall_back
-from mcpdi._round_state import AskedQuestion, BodyState, Outcome, RoundState
-from mcpdi._state import CallBinding, InvalidRequestState, RequestStateSecurity
-from mcpdi._state_codec import StateTooLarge
+from mcpdi._state._codec import StateTooLarge
+from mcpdi._state._round import AskedQuestion, BodyState, Outcome, RoundState
+from mcpdi._state._security import CallBinding, InvalidRequestState, RequestStateSecurity
 from mcpdi._telemetry import current_round
 from mcpdi.engine import Answer, AppScope, Asked, NeedsInput, Plan
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError, NoBackChannel

@@ -42,7 +42,7 @@ from mcpdi._overrides import ResolverOverrides
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
-from mcpdi._state import RequestStateSecurity
+from mcpdi._state._security import RequestStateSecurity
 from mcpdi._telemetry import traced, tracing
 from mcpdi._tool_failures import raise_tool_failure
 from mcpdi._tools import RegisteredTool, call_tool, compile_tool, failures

@@ -44,7 +44,7 @@ from mcpdi._registration import (
     with_same_checks,
 )
 from mcpdi._rounds import CallTarget, Pending, run_request
-from mcpdi._state import RequestStateSecurity
+from mcpdi._state._security import RequestStateSecurity
 from mcpdi._telemetry import trace_resolver, tracing
 from mcpdi.engine import InvalidSignature, Plan, ResolverError
 from mcpdi.engine._compile import instrument_plan

@@ -23,7 +23,7 @@ from mcpdi import (
     authenticated,
     from_address,
 )
-from mcpdi._state import CallBinding, InvalidRequestState
+from mcpdi._state._security import CallBinding, InvalidRequestState
 from mcpdi.testing._memory import InMemoryClient
 
 from .conftest import connect

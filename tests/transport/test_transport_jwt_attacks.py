@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
@@ -153,22 +153,22 @@ async def test_a_verifier_that_raises_refuses_the_token(url: str, caplog: pytest
 @pytest.mark.parametrize(
     ("bad", "reason"),
     [
-        (token(exp=int(time.time()) - 3600), "expiry"),
-        (token(aud="http://elsewhere/mcp"), "audience"),
-        (token(iss="https://evil.example"), "issuer"),
-        (token(kid="rsa-9"), "key id"),
-        (token(EC_KEY, "ES256", "ec-1")[:-6] + "AAAAAA", "signature"),
-        (token(nbf=int(time.time()) + 3600), "not yet valid"),
-        ("not.a.jwt", "malformed"),
+        (lambda: token(exp=int(time.time()) - 3600), "expiry"),
+        (lambda: token(aud="http://elsewhere/mcp"), "audience"),
+        (lambda: token(iss="https://evil.example"), "issuer"),
+        (lambda: token(kid="rsa-9"), "key id"),
+        (lambda: token(EC_KEY, "ES256", "ec-1")[:-6] + "AAAAAA", "signature"),
+        (lambda: token(nbf=int(time.time()) + 3600), "not yet valid"),
+        (lambda: "not.a.jwt", "malformed"),
     ],
     ids=["expired", "audience", "issuer", "kid", "signature", "nbf", "garbage"],
 )
 async def test_a_refused_token_logs_why_and_answers_the_same(
-    url: str, bad: str, reason: str, caplog: pytest.LogCaptureFixture
+    url: str, bad: Callable[[], str], reason: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, "mcpdi_transport")
     async with httpx2.AsyncClient(timeout=10) as client:
-        answer = await post(client, url, bad, call({"to": "bob"}))
+        answer = await post(client, url, bad(), call({"to": "bob"}))
     assert answer.status_code == 401
     assert answer.json() == {"error": "invalid_token", "error_description": "Invalid or expired token"}
     refusals = [message for message in caplog.messages if message.startswith("refused a bearer token")]
