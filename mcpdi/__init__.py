@@ -28,6 +28,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._auth import TokenVerifier as TokenVerifier
     from mcpdi._auth import authenticated as authenticated
     from mcpdi._auth import get_access_token as get_access_token
+    from mcpdi._auth import principal_of as principal_of
     from mcpdi._context import Context as Context
     from mcpdi._errors import MCPServerError as MCPServerError
     from mcpdi._errors import ResourceError as ResourceError
@@ -93,6 +94,7 @@ _HOMES: dict[str, str] = {
     "Message": "mcpdi._messages",
     "Middleware": "mcpdi._middleware",
     "MiddlewareContext": "mcpdi._middleware",
+    "principal_of": "mcpdi._auth",
     "ReadResourceContents": "mcpdi._in_memory._calls",
     "ReplayStore": "mcpdi._state._replay",
     "RequestStateSecurity": "mcpdi._state._security",
@@ -165,6 +167,7 @@ __all__ = (
     "UserMessage",
     "authenticated",
     "get_access_token",
+    "principal_of",
     "types",
 )
 

@@ -95,9 +95,13 @@ class Connection:
         self.in_flight = {}
 
     @classmethod
-    def for_stream(cls) -> Connection:
-        """A stdio-like connection: the first accepted request picks the era for good."""
-        return cls("unset", locks_era=True)
+    def for_stream(cls, *, transport_cancels: bool = False) -> Connection:
+        """A stdio-like connection: the first accepted request picks the era for good.
+
+        A transport that takes `notifications/cancelled` itself (stdio does) passes
+        `transport_cancels=True`; an in-memory peer leaves the runner to cancel.
+        """
+        return cls("unset", locks_era=True, transport_cancels=transport_cancels)
 
     @classmethod
     def for_legacy_session(cls) -> Connection:
