@@ -18,7 +18,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcpdi import AuthSettings, TokenVerifier
-from mcpdi_transport._http._bearer import BearerGate, metadata_endpoint, metadata_paths
+from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
 from mcpdi_transport._http._common import AppOptions, Running, header_values
 from mcpdi_transport._http._legacy import LegacyEndpoint
 from mcpdi_transport._http._modern import serve_modern_request
@@ -247,17 +247,30 @@ def build_http_app(
 
     mcp_endpoint: ASGIApp = endpoint
     metadata_routes: list[BaseRoute] = []
+    exempt_path: str | None = None
     if (token_verifier is None) != (auth is None):
         msg = "bearer auth needs both token_verifier= and auth=AuthSettings(...)"
         raise ValueError(msg)
     if token_verifier is not None and auth is not None:
-        mcp_endpoint = BearerGate(endpoint, token_verifier, auth, path)
-        metadata = metadata_endpoint(auth, path)
-        metadata_routes = [Route(p, endpoint=metadata, methods=["GET"]) for p in metadata_paths(auth)]
+        # The token is checked before the body is read: the body limit goes behind the gate.
+        limited = BodyLimit(endpoint, max_body_size=max_body_size, body_timeout=body_timeout)
+        mcp_endpoint = BearerGate(limited, token_verifier, auth, path, policy)
+        exempt_path = path
+        metadata = MetadataEndpoint(auth, path, policy)
+        metadata_routes = [Route(p, endpoint=metadata, methods=["GET"]) for p in metadata_paths(auth, path)]
+        if not auth.resource_server_url and not policy.check_host:
+            logger.warning(
+                "bearer auth without AuthSettings(resource_server_url=...) and without a Host check: "
+                "the auth challenge and metadata name whatever host the client sent; set "
+                "resource_server_url (or allowed_hosts)"
+            )
+    body_limit = Middleware(
+        BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout, exempt_path=exempt_path
+    )
     app = _MCPApp(
         mcp_path=path,
         mcp_endpoint=mcp_endpoint,
-        body_limit=Middleware(BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout),
+        body_limit=body_limit,
         debug=debug,
         routes=[Route(path, endpoint=mcp_endpoint), *metadata_routes, *routes],
         lifespan=lifespan,

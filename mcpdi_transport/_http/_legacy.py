@@ -12,6 +12,7 @@ from mcp_types import DEFAULT_NEGOTIATED_VERSION
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from mcpdi import get_access_token, principal_of
 from mcpdi.lowlevel import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -56,6 +57,15 @@ _STATELESS_REASON: Final = (
 
 def _header(scope: Scope, name: bytes) -> str | None:
     return next((v.decode("latin-1") for k, v in scope["headers"] if k == name), None)
+
+
+def caller_owns(session: LegacySession) -> bool:
+    """Whether the request being served carries the credential that created `session`."""
+    return session.principal == principal_of(get_access_token())
+
+
+async def reply_session_not_found(scope: Scope, receive: Receive, send: Send) -> None:
+    await json_reply(scope, receive, send, error_body(INVALID_REQUEST, "Session not found"), status=404)
 
 
 async def _reply_missing_session(scope: Scope, receive: Receive, send: Send) -> None:
@@ -137,6 +147,7 @@ class LegacyEndpoint:
             session_id=self.options.session_id_prefix + uuid.uuid4().hex
             if self.options.session_id_prefix
             else None,
+            principal=principal_of(get_access_token()),
             max_buffered_bytes=self.options.max_buffered_bytes,
             client_request_timeout=self.options.client_request_timeout,
         )
@@ -157,10 +168,9 @@ class LegacyEndpoint:
         session_id = _header(scope, _SESSION_HEADER.encode())
         if session_id is not None and not stateless:
             session = self.sessions.get(session_id)
-            if session is None:
-                await json_reply(
-                    scope, receive, send, error_body(INVALID_REQUEST, "Session not found"), status=404
-                )
+            if session is None or not caller_owns(session):
+                # A session belongs to the credential that created it: to any other it does not exist.
+                await reply_session_not_found(scope, receive, send)
                 return
             session.touch()
         if method == "POST":
