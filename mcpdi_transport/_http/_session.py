@@ -167,7 +167,9 @@ class StreamPeer:
         if self._stream is not None:
             self._stream.append(notification_message(method, params))
 
-    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]:
         session, stream = self._session, self._stream
         if session is None or stream is None:
             raise NoBackChannel(method, self._no_channel_reason)

@@ -3,27 +3,14 @@ and a refused answer ends the round before anything else runs or is asked."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated, Any
 
 import pytest
+from engine_questions import Confirm
 
-from mcpdi.engine import Adapter, Answer, Asked, Edge, NeedsInput, Question, Resolve, compile_plan
+from mcpdi.engine import Adapter, Answer, Asked, Edge, NeedsInput, Resolve, compile_plan
 
 pytestmark = pytest.mark.anyio
-
-
-class Confirm(Question):
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def render(self) -> Mapping[str, Any]:
-        return {"text": self.text}
-
-    def resolve_answer(self, payload: Any) -> Any:
-        return payload == "yes"
 
 
 class Refused(Exception):
