@@ -37,7 +37,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._errors import UnexpectedResourceError as UnexpectedResourceError
     from mcpdi._errors import UnexpectedToolError as UnexpectedToolError
     from mcpdi._errors import UrlElicitationRequiredError as UrlElicitationRequiredError
-    from mcpdi._in_memory import ReadResourceContents as ReadResourceContents
+    from mcpdi._in_memory._calls import ReadResourceContents as ReadResourceContents
     from mcpdi._media import Audio as Audio
     from mcpdi._media import Image as Image
     from mcpdi._messages import AssistantMessage as AssistantMessage
@@ -97,7 +97,7 @@ _HOMES: dict[str, str] = {
     "Middleware": "mcpdi._middleware",
     "MiddlewareContext": "mcpdi._middleware",
     "principal_of": "mcpdi._auth",
-    "ReadResourceContents": "mcpdi._in_memory",
+    "ReadResourceContents": "mcpdi._in_memory._calls",
     "ReplayStore": "mcpdi._state._replay",
     "RequestStateSecurity": "mcpdi._state._security",
     "Resolve": "mcpdi.engine",

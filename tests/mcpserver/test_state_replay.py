@@ -24,7 +24,7 @@ from mcpdi import (
     from_address,
 )
 from mcpdi._state._security import CallBinding, InvalidRequestState
-from mcpdi.testing._memory import InMemoryClient
+from mcpdi.testing import InMemoryClient
 
 from .conftest import connect
 
