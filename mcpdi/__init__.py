@@ -37,7 +37,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._errors import UnexpectedResourceError as UnexpectedResourceError
     from mcpdi._errors import UnexpectedToolError as UnexpectedToolError
     from mcpdi._errors import UrlElicitationRequiredError as UrlElicitationRequiredError
-    from mcpdi._in_memory import ReadResourceContents as ReadResourceContents
+    from mcpdi._in_memory._calls import ReadResourceContents as ReadResourceContents
     from mcpdi._media import Audio as Audio
     from mcpdi._media import Image as Image
     from mcpdi._messages import AssistantMessage as AssistantMessage
@@ -55,6 +55,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._state._codec import StateCodec as StateCodec
     from mcpdi._state._replay import MemoryReplayStore as MemoryReplayStore
     from mcpdi._state._replay import ReplayStore as ReplayStore
+    from mcpdi._state._replay import from_address as from_address
     from mcpdi._state._security import RequestStateSecurity as RequestStateSecurity
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
@@ -79,6 +80,7 @@ _HOMES: dict[str, str] = {
     "Default": "mcpdi._asking",
     "Elicit": "mcpdi._asking",
     "ElicitationResult": "mcpdi._asking",
+    "from_address": "mcpdi._state._replay",
     "get_access_token": "mcpdi._auth",
     "Header": "mcpdi._arguments",
     "HmacCodec": "mcpdi._state._codec",
@@ -95,7 +97,7 @@ _HOMES: dict[str, str] = {
     "Middleware": "mcpdi._middleware",
     "MiddlewareContext": "mcpdi._middleware",
     "principal_of": "mcpdi._auth",
-    "ReadResourceContents": "mcpdi._in_memory",
+    "ReadResourceContents": "mcpdi._in_memory._calls",
     "ReplayStore": "mcpdi._state._replay",
     "RequestStateSecurity": "mcpdi._state._security",
     "Resolve": "mcpdi.engine",
@@ -166,6 +168,7 @@ __all__ = (
     "UrlElicitationRequiredError",
     "UserMessage",
     "authenticated",
+    "from_address",
     "get_access_token",
     "principal_of",
     "types",

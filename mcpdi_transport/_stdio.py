@@ -100,7 +100,9 @@ class _StdioPeer:
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         await self._wire.write(notification_message(method, params))
 
-    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]:
         if self._connection.era == "modern":
             raise NoBackChannel(method, "protocol 2026-07-28 has no server-to-client requests")
         return await self._wire.ask(method, params)
