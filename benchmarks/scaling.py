@@ -191,7 +191,7 @@ async def _list_calls(stack: contextlib.AsyncExitStack, count: int) -> dict[str,
     from mcp.shared.direct_dispatcher import create_direct_dispatcher_pair
 
     from benchmarks.memory import ENVELOPE
-    from mcpdi.testing._memory import InMemoryClient
+    from mcpdi.testing import InMemoryClient
 
     runner = await stack.enter_async_context(_register_all("mcpdi", count).running())
     client = InMemoryClient(runner)
@@ -305,7 +305,7 @@ class StateRows:
 
 
 def run_state(*, repeats: int, target_s: float) -> StateRows:
-    from mcpdi.testing._memory import InMemoryClient
+    from mcpdi.testing import InMemoryClient
 
     async def main() -> StateRows:
         by_size: list[SizeRow] = []

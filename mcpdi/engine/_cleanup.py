@@ -76,6 +76,27 @@ async def enter(
     return value, Entered(step, handle, run_sync)
 
 
+async def run_inline(fn: Callable[..., Any], *args: Any) -> Any:
+    """An inline cleanup resolver's blocking parts run on the event-loop thread."""
+    return fn(*args)
+
+
+async def enter_into(
+    entered: list[Entered], step: Step, args: list[Any], kwargs: dict[str, Any], run_sync: RunSync
+) -> Any:
+    """`enter` for the generated code: the value; what closes it is kept in `entered`."""
+    value, item = await enter(step, args, kwargs, run_sync)
+    entered.append(item)
+    return value
+
+
+def handed_over(entered: list[Entered]) -> list[Entered]:
+    """The entered cleanup resolvers, for the interpreter to close; `entered` is left empty."""
+    items = entered[:]
+    entered.clear()
+    return items
+
+
 def _yielded_twice(step: Step) -> RuntimeError:
     msg = (
         f"Resolver {step.name!r} ({step.location}) yielded a second time while cleaning up; a "
