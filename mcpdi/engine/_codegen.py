@@ -8,7 +8,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpdi.engine._callables import identity_of
-from mcpdi.engine._cleanup import RoundOutcome, close, close_shielded, enter_into, handed_over, run_inline
+from mcpdi.engine._cleanup import (
+    STOPPED,
+    Entered,
+    RoundOutcome,
+    close,
+    close_shielded,
+    enter_into,
+    handed_over,
+    never_yielded,
+    run_inline,
+)
 from mcpdi.engine._offloaded import joins_hop, offload_hop
 from mcpdi.engine._plan import Argument, ArgumentBinding, Binding, ContextBinding, ResolvedBinding, Step
 from mcpdi.engine._question import NeedsInput
@@ -160,18 +170,37 @@ class _Writer:
             f"await _enter_into(entered, _STEPS[{step.index}], [{', '.join(args)}], {{{listed}}}, {run_sync})"
         )
 
+    def enter_async_generator(self, step: Step) -> list[str]:
+        """`enter_step` written out for the commonest kind, an async generator: what `enter` does."""
+        args, kwargs = self.arguments_of(step.bindings, self.adapt(step.bindings))
+        v, i = f"v{step.index}", step.index
+        listed = ", ".join([*args, *(f"{k}={x}" for k, x in kwargs)])
+        return [
+            f"        h{i} = {self.names.bind('f', step.fn)}({listed})",
+            "        try:",
+            f"            {v} = await h{i}.__anext__()",
+            "        except StopAsyncIteration:",
+            f"            {v} = _STOPPED",
+            f"        if {v} is _STOPPED: {v} = _UNSET; raise _never_yielded(_STEPS[{i}])",
+            f"        entered.append(_Entered(_STEPS[{i}], h{i}, _offload))",
+        ]
+
     def step(self, step: Step) -> None:
         if step.scope == "app":
             self.app_step(step)
             return
-        if step.cleanup is not None:
-            call = self.enter_step(step)
+        if step.cleanup == "async_generator":
+            body = self.enter_async_generator(step)
+        elif step.cleanup is not None:
+            body = [f"        v{step.index} = {self.enter_step(step)}"]
         else:
-            call = self.call_of(step.fn, step.bindings, step.is_async, step.inline)
+            body = [
+                f"        v{step.index} = {self.call_of(step.fn, step.bindings, step.is_async, step.inline)}"
+            ]
         if not self.in_try:
             self.lines.append("    try:")
             self.in_try = True
-        self.lines.append(f"        v{step.index} = {call}")
+        self.lines += body
         if step.may_ask:
             self.lines.append(f"        if isinstance(v{step.index}, _Question): raise _Bail({step.index})")
 
@@ -387,6 +416,9 @@ def generate(
         lines += _closing_run()
         names.namespace.update(
             _enter_into=enter_into,
+            _Entered=Entered,
+            _STOPPED=STOPPED,
+            _never_yielded=never_yielded,
             _handed_over=handed_over,
             _run_inline=run_inline,
             _close=close,

@@ -482,7 +482,7 @@ def test_cleanup_rounds_in_generated_code_match_the_interpreter_values_errors_an
     }
     exec(cleanup_source(case), namespace)
     plan = compile_plan(namespace["root"], root_inline=root == "inline")
-    assert "_enter_into" in plan.source  # generated, not handed to the interpreter whole
+    assert "entered" in plan.source  # generated, not handed to the interpreter whole
 
     def interpreted(collect: bool) -> Any:
         async def run(arguments: Any, context: Any = EMPTY, answers: Any = None, ask: Any = None) -> Any:
