@@ -163,6 +163,7 @@ def build_http_app(
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
     sse_retry_ms: int = 1000,
     max_sessions: int = 10_000,
+    max_sessions_per_peer: int = 1000,
     session_idle_timeout: float = 30 * 60.0,
     client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
@@ -189,6 +190,10 @@ def build_http_app(
     - `max_sessions`: at the cap, the least recently active session without an open
       stream is ended for a new one; `session_idle_timeout` ends sessions whose client has
       done nothing for that long, even while a request waits on that client.
+    - `max_sessions_per_peer`: sessions one peer may hold (one token's principal with bearer
+      auth, else one client address, an IPv6 /64); more get 429. At `max_sessions`, the
+      session ended for a newcomer is one of the peer holding the most. Behind a proxy,
+      let uvicorn take the client's address from `X-Forwarded-For` (`forwarded_allow_ips`).
     - `client_request_timeout`: seconds a server-to-client request (elicitation, sampling,
       roots) waits for the client's answer before the call fails with `-32001`.
     - `max_buffered_bytes`: events one session keeps for reading and resuming; past it the
@@ -213,6 +218,7 @@ def build_http_app(
         stateless=stateless,
         sse_retry_ms=sse_retry_ms,
         max_sessions=max_sessions,
+        max_sessions_per_peer=max_sessions_per_peer,
         session_idle_timeout=session_idle_timeout,
         client_request_timeout=client_request_timeout,
         max_buffered_bytes=max_buffered_bytes,

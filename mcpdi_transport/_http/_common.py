@@ -58,6 +58,7 @@ class AppOptions:
     client_request_timeout: float
     max_buffered_bytes: int
     session_id_prefix: str = ""
+    max_sessions_per_peer: int = 1000
 
 
 SHUTTING_DOWN: Final = "The server is shutting down"

@@ -23,7 +23,6 @@ from mcp_types import ClientCapabilities, Implementation
 from pydantic import BaseModel
 from starlette.types import Message, Receive, Scope, Send
 
-from mcpdi import get_access_token, principal_of
 from mcpdi.lowlevel import INTERNAL_ERROR, Connection
 from mcpdi_transport._http._common import (
     AppOptions,
@@ -66,6 +65,7 @@ class SharedSession(LegacySession):
         *,
         session_id: str,
         principal: str | None,
+        peer: str,
         mirror: Mirror,
         max_buffered_bytes: int,
         client_request_timeout: float,
@@ -73,6 +73,7 @@ class SharedSession(LegacySession):
         super().__init__(
             session_id=session_id,
             principal=principal,
+            peer=peer,
             max_buffered_bytes=max_buffered_bytes,
             client_request_timeout=client_request_timeout,
         )
@@ -161,22 +162,21 @@ class SharedLegacyEndpoint(LegacyEndpoint):
 
     # -- replicas -----------------------------------------------------------------------------
 
-    def _add_session(self, session_id: str, principal: str | None) -> SharedSession:
+    def _add_session(self, session_id: str, principal: str | None, peer: str = "") -> SharedSession:
         session = SharedSession(
             session_id=session_id,
             principal=principal,
+            peer=peer,
             mirror=self.mirror,
             max_buffered_bytes=self.options.max_buffered_bytes,
             client_request_timeout=self.options.client_request_timeout,
         )
-        self.sessions[session_id] = session
+        self.add_session(session)
         self._by_connection[id(session.connection)] = session
         return session
 
-    def new_session(self) -> LegacySession:
-        return self._add_session(
-            self.options.session_id_prefix + uuid.uuid4().hex, principal_of(get_access_token())
-        )
+    def new_session(self, principal: str | None, peer: str) -> LegacySession:
+        return self._add_session(self.options.session_id_prefix + uuid.uuid4().hex, principal, peer)
 
     def end_session(self, session: LegacySession) -> None:
         """End this process's replica (the stored session is ended by DELETE or expiry)."""

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from functools import partial
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import anyio
 import pytest
-from transport_asgi import LEGACY_HEADERS, http_client, initialize_body
+from transport_asgi import LEGACY_HEADERS, http_client, initialize_body, uvicorn_serving
 from transport_sample_server import server
 
 from mcpdi import AccessToken, AuthSettings
 from mcpdi_transport import build_http_app
-from mcpdi_transport._serve import serve_http
 
 pytestmark = pytest.mark.anyio
 
@@ -34,16 +31,8 @@ def app_with_auth(**options: Any) -> Any:
     return build_http_app(server, token_verifier=Tokens(), auth=settings, **options)
 
 
-@asynccontextmanager
-async def uvicorn_with_auth(**options: Any) -> AsyncIterator[int]:
-    serve = partial(
-        serve_http, server, "127.0.0.1", 0, log_level="warning", token_verifier=Tokens(), **options
-    )
-    async with anyio.create_task_group() as group:
-        with anyio.fail_after(30):
-            port = await group.start(partial(serve, auth=AuthSettings(issuer_url=ISSUER)))
-        yield port
-        group.cancel_scope.cancel()
+def uvicorn_with_auth(**options: Any) -> AbstractAsyncContextManager[int]:
+    return uvicorn_serving(server, token_verifier=Tokens(), auth=AuthSettings(issuer_url=ISSUER), **options)
 
 
 @pytest.mark.slow
