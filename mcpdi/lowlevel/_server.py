@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from mcpdi.lowlevel._context import LifespanT, ServerRequestContext
 from mcpdi.lowlevel._handover import TransportName, build_app, serve
 from mcpdi.lowlevel._runner import Runner
+from mcpdi.lowlevel._serving import ServingOptions
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -127,6 +128,8 @@ class Server(Generic[LifespanT]):
         self.website_url = website_url
         self.icons = icons
         self.lifespan = lifespan
+        self.serving_options = ServingOptions()
+        """Bearer auth, HTTP routes and debug, which every transport serving this server honours."""
         self.get_tool_input_schema = get_tool_input_schema
         self.get_tool_header_params: Callable[[str], Sequence[HeaderParam] | None] | None = None
         """A tool's `Mcp-Param-*` rules read once at registration (`MCPServer` sets it); without
