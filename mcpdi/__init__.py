@@ -28,6 +28,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._auth import TokenVerifier as TokenVerifier
     from mcpdi._auth import authenticated as authenticated
     from mcpdi._auth import get_access_token as get_access_token
+    from mcpdi._auth import principal_of as principal_of
     from mcpdi._context import Context as Context
     from mcpdi._errors import MCPServerError as MCPServerError
     from mcpdi._errors import ResourceError as ResourceError
@@ -36,7 +37,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._errors import UnexpectedResourceError as UnexpectedResourceError
     from mcpdi._errors import UnexpectedToolError as UnexpectedToolError
     from mcpdi._errors import UrlElicitationRequiredError as UrlElicitationRequiredError
-    from mcpdi._in_memory import ReadResourceContents as ReadResourceContents
+    from mcpdi._in_memory._calls import ReadResourceContents as ReadResourceContents
     from mcpdi._media import Audio as Audio
     from mcpdi._media import Image as Image
     from mcpdi._messages import AssistantMessage as AssistantMessage
@@ -93,7 +94,8 @@ _HOMES: dict[str, str] = {
     "Message": "mcpdi._messages",
     "Middleware": "mcpdi._middleware",
     "MiddlewareContext": "mcpdi._middleware",
-    "ReadResourceContents": "mcpdi._in_memory",
+    "principal_of": "mcpdi._auth",
+    "ReadResourceContents": "mcpdi._in_memory._calls",
     "ReplayStore": "mcpdi._state._replay",
     "RequestStateSecurity": "mcpdi._state._security",
     "Resolve": "mcpdi.engine",
@@ -165,6 +167,7 @@ __all__ = (
     "UserMessage",
     "authenticated",
     "get_access_token",
+    "principal_of",
     "types",
 )
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -36,7 +35,6 @@ from mcpdi.engine import Answer, AppScope, Asked, NeedsInput, Plan
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError, NoBackChannel
 
 __all__ = (
-    "ASKING",
     "MAX_CHANGED_ROUNDS",
     "CallTarget",
     "Pending",
@@ -49,9 +47,6 @@ __all__ = (
 )
 
 logger = logging.getLogger("mcpdi")
-
-ASKING: ContextVar[str | None] = ContextVar("mcpdi_asking", default=None)
-"""The key of the question being sent mid-call (handshake era), for in-memory clients."""
 
 KEPT_RECORD = "kept"  # the digest of a call-scoped value's outcome (a real digest has 22 characters)
 MAX_CHANGED_ROUNDS = 8
@@ -358,10 +353,9 @@ async def run_asking_inline(plan: Plan, arguments: Mapping[str, Any], ctx: Conte
             error = missing_capability_error(question, capabilities, f"resolver {item.step.name!r}")
             if error is not None:
                 raise error
-        token = ASKING.set(item.key)
         try:
             payload = await ctx.request_context.send_request(
-                question.method, question.wire_params(modern=False)
+                question.method, question.wire_params(modern=False), asking=item.key
             )
         except NoBackChannel as error:
             fallback = resolver_fall_back(plan.name, item, question, NO_BACK_CHANNEL)
@@ -373,8 +367,6 @@ async def run_asking_inline(plan: Plan, arguments: Mapping[str, Any], ctx: Conte
                 "HTTP session, or with protocol 2026-07-28"
             )
             raise ToolError(msg) from error
-        finally:
-            ASKING.reset(token)
         answered[item.digest] = payload
         return payload
 

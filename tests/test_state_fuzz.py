@@ -23,7 +23,7 @@ from mcpdi import (
 )
 from mcpdi._state._codec import b64url_encode
 from mcpdi._state._security import CallBinding
-from mcpdi.testing._memory import InMemoryClient
+from mcpdi.testing import InMemoryClient
 
 KEY = b"k" * 32
 OTHER_KEY = b"o" * 32

@@ -280,6 +280,7 @@ CHECKED_ELSEWHERE = {
     "sse_retry_ms": "tests/transport/test_transport_http_legacy.py",
     "max_sessions": "tests/transport/test_transport_session_limits.py",
     "session_idle_timeout": "tests/transport/test_transport_session_limits.py",
+    "max_sessions_per_peer": "tests/transport/test_transport_session_limits.py",
     "client_request_timeout": "tests/transport/test_transport_http_legacy.py",
     "max_buffered_bytes": "tests/transport/test_transport_http_legacy.py",
     "sessions": "tests/scale/test_shared_sessions.py (and the --shared-sessions column here)",

@@ -16,7 +16,7 @@ from mcpdi import Elicit, HmacCodec, InvalidRequestState, MCPServer, RequestStat
 from mcpdi._rounds import validated_payload
 from mcpdi._state._codec import MAX_PAYLOAD_SIZE, StateTooLarge, pack_payload, unpack_payload
 from mcpdi._state._security import CallBinding
-from mcpdi.testing._memory import InMemoryClient
+from mcpdi.testing import InMemoryClient
 
 from .conftest import connect
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from mcpdi import Elicit, MCPServer, MemoryReplayStore, ReplayStore, RequestStateSecurity, Resolve
 from mcpdi._state._security import CallBinding, InvalidRequestState
-from mcpdi.testing._memory import InMemoryClient
+from mcpdi.testing import InMemoryClient
 
 from .conftest import connect
 
