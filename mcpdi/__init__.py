@@ -55,6 +55,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._state._codec import StateCodec as StateCodec
     from mcpdi._state._replay import MemoryReplayStore as MemoryReplayStore
     from mcpdi._state._replay import ReplayStore as ReplayStore
+    from mcpdi._state._replay import from_address as from_address
     from mcpdi._state._security import RequestStateSecurity as RequestStateSecurity
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
@@ -79,6 +80,7 @@ _HOMES: dict[str, str] = {
     "Default": "mcpdi._asking",
     "Elicit": "mcpdi._asking",
     "ElicitationResult": "mcpdi._asking",
+    "from_address": "mcpdi._state._replay",
     "get_access_token": "mcpdi._auth",
     "Header": "mcpdi._arguments",
     "HmacCodec": "mcpdi._state._codec",
@@ -166,6 +168,7 @@ __all__ = (
     "UrlElicitationRequiredError",
     "UserMessage",
     "authenticated",
+    "from_address",
     "get_access_token",
     "principal_of",
     "types",

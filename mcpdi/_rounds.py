@@ -7,6 +7,7 @@ payload the value as JSON.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -77,8 +78,15 @@ class CallTarget:
             self.name,
             self.raw_arguments,
             audience=self.audience,
-            principal=None if principal is None else str(principal),
+            principal=None if principal is None else _identity(principal),
         )
+
+
+def _identity(principal: object) -> str:
+    """A transport's principal as one unambiguous string (a pair is canonical JSON, as `principal_of`)."""
+    if isinstance(principal, str):
+        return principal
+    return json.dumps(principal, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 class RoundParams(Protocol):

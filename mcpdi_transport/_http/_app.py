@@ -17,7 +17,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mcpdi import AuthSettings, TokenVerifier
+from mcpdi import AuthSettings, TokenVerifier, from_address
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
 from mcpdi_transport._http._common import AppOptions, Running, header_values
 from mcpdi_transport._http._legacy import LegacyEndpoint
@@ -68,10 +68,12 @@ class _Endpoint:
             await PlainTextResponse(msg, status_code=503)(scope, receive, send)
             return
         version = header_values(scope).get("mcp-protocol-version")
-        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
-            await serve_modern_request(running, self.options, scope, receive, send)
-        else:
-            await self.legacy(running, scope, receive, send)
+        client = scope.get("client")
+        with from_address(None if client is None else str(client[0])):
+            if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+                await serve_modern_request(running, self.options, scope, receive, send)
+            else:
+                await self.legacy(running, scope, receive, send)
 
     def drain(self, grace: float) -> None:
         """Shutdown began: requests get `grace` seconds, then a JSON-RPC error; streams end.

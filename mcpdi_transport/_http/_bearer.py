@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from typing import Any, Final
@@ -17,6 +18,8 @@ from mcpdi_transport._http._security import SecurityPolicy
 __all__ = ("METADATA_PATH", "BearerGate", "MetadataEndpoint", "metadata_paths")
 
 METADATA_PATH = "/.well-known/oauth-protected-resource"
+
+logger = logging.getLogger("mcpdi_transport")
 
 
 _HOST: Final = re.compile(r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
@@ -150,7 +153,11 @@ class BearerGate:
         if scheme.lower() != "bearer" or not credentials.strip():
             await self._refuse(scope, receive, send, 401, None, "Bearer token required", [])
             return
-        token: AccessToken | None = await self.verifier.verify_token(credentials.strip())
+        try:
+            token: AccessToken | None = await self.verifier.verify_token(credentials.strip())
+        except Exception:  # a verifier's bug or outage refuses the token, never answers 500
+            logger.exception("the token verifier raised; refusing the token")
+            token = None
         settings = self.settings
         if (
             token is None
