@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -34,6 +33,7 @@ from mcpdi._checks import check_hidden_headers
 from mcpdi._context import Context
 from mcpdi._deferred import Deferred
 from mcpdi._errors import ElicitationRefused, ResourceError, ToolError
+from mcpdi._options import ToolOptions
 from mcpdi._output import Output, plan_output_later, returns_input_required
 from mcpdi._registration import (
     compile_mcp_plan,
@@ -44,19 +44,16 @@ from mcpdi._registration import (
     with_same_checks,
 )
 from mcpdi._rounds import CallTarget, Pending, run_request
-from mcpdi._state import RequestStateSecurity
+from mcpdi._state._security import RequestStateSecurity
 from mcpdi._telemetry import trace_resolver, tracing
 from mcpdi.engine import InvalidSignature, Plan, ResolverError
 from mcpdi.engine._compile import instrument_plan
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.lowlevel._param_headers import HeaderParam, find_invalid_x_mcp_header, x_mcp_header_params
 
-__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text", "failures", "traced_later")
+__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text", "traced_later")
 
 logger = logging.getLogger("mcpdi")
-
-failures: ContextVar[list[Exception] | None] = ContextVar("mcpdi_tool_failures", default=None)
-"""Set by `MCPServer.call_tool`: the exceptions behind the error results of its call, to re-raise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,20 +120,16 @@ def _tool_wire(
 
 def compile_tool(
     fn: Callable[..., Any],
-    *,
-    name: str | None,
-    title: str | None,
-    description: str | None,
-    annotations: ToolAnnotations | None,
-    icons: list[Icon] | None,
-    meta: dict[str, Any] | None,
-    structured_output: bool | None,
+    options: ToolOptions,
     localns: Mapping[str, Any] | None,
+    *,
     validate_resolvers: bool = False,
 ) -> RegisteredTool:
     """Compile `fn` into a tool; every mistake raises `InvalidSignature` here, not at call time."""
+    title, annotations, icons, meta = options.title, options.annotations, options.icons, options.meta
+    structured_output = options.structured_output
     fn_name = function_name(fn)
-    tool_name = published_name(fn, name, "tool")
+    tool_name = published_name(fn, options.name, "tool")
     plan = compile_mcp_plan(fn, tool_name, localns, validate_resolvers=validate_resolvers)
     check_hidden_headers(plan, "Tool", tool_name)
     arguments = plan_arguments(f"{fn_name}Arguments", plan.arguments, owner=tool_name, location=plan.location)
@@ -160,7 +153,7 @@ def compile_tool(
         msg = f"Tool {tool_name!r} ({plan.location}): structured_output=True needs a JSON-able return type"
         raise InvalidSignature(msg, function=fn)
     output = plan_output_later(fn_name, returns, location=plan.location, structured_output=structured_output)
-    doc = published_description(fn, description)
+    doc = published_description(fn, options.description)
     wire = Deferred(partial(_tool_wire, tool_name, title, doc, arguments, output, annotations, icons, meta))
     # Fields a user could get wrong are validated now: such a `Tool` is built at registration.
     if not fields_as_typed(
@@ -182,13 +175,13 @@ def traced_later(plan: Plan) -> Deferred[Plan]:
     return Deferred(partial(traced, plan)) if plan.steps else Deferred.ready(plan)
 
 
-def _error_result(text: str, error: Exception) -> CallToolResult:
+def _error_result(text: str, error: Exception, ctx: Context[Any]) -> CallToolResult:
     span = trace.get_current_span()
     if span.is_recording():
         span.record_exception(error)
-    sink = failures.get()
-    if sink is not None:
-        sink.append(error)
+    on_failure = ctx.request_context.on_failure
+    if on_failure is not None:
+        on_failure(error)
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
@@ -232,7 +225,7 @@ async def call_tool(
             # The model's validator itself: `model_validate` only forwards to it, at a cost per call.
             validated = model.__pydantic_validator__.validate_python(pre_parse_json(model, raw or {}))
         except ValidationError as error:
-            return _error_result(f"{prefix}: {error}", error)
+            return _error_result(f"{prefix}: {error}", error, ctx)
         arguments = dump_arguments(validated)
     target = CallTarget("tools/call", tool.name, raw, audience)
     try:
@@ -244,4 +237,4 @@ async def call_tool(
     except MCPError:
         raise
     except Exception as error:
-        return _error_result(failure_text(error, prefix), error)
+        return _error_result(failure_text(error, prefix), error, ctx)

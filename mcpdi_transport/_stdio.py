@@ -16,6 +16,7 @@ import anyio.from_thread
 import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream
 
+from mcpdi import authenticated
 from mcpdi.lowlevel import (
     INTERNAL_ERROR,
     PARSE_ERROR,
@@ -26,6 +27,7 @@ from mcpdi.lowlevel import (
     Notification,
     Request,
     RequestId,
+    Runner,
     classify_message,
     encode_message,
     error_response,
@@ -34,6 +36,8 @@ from mcpdi.lowlevel import (
 )
 from mcpdi_transport._listen import ServesMCP
 from mcpdi_transport._outbound import OutboundRequests, request_key
+from mcpdi_transport._serving import serve_message
+from mcpdi_transport._serving_options import serving_options_of, stdio_principal
 
 __all__ = ("serve_stdio",)
 
@@ -98,7 +102,9 @@ class _StdioPeer:
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         await self._wire.write(notification_message(method, params))
 
-    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]:
         if self._connection.era == "modern":
             raise NoBackChannel(method, "protocol 2026-07-28 has no server-to-client requests")
         return await self._wire.ask(method, params)
@@ -132,7 +138,7 @@ class _InFlight:
 
 
 async def _serve_lines(
-    runner: Any,
+    runner: Runner[Any],
     lines: anyio.abc.ByteReceiveStream,
     out: anyio.abc.ByteSendStream,
     *,
@@ -141,27 +147,22 @@ async def _serve_lines(
     on_grace_over: Callable[[], None] | None = None,
 ) -> None:
     wire = _Wire(out, client_request_timeout=client_request_timeout)
-    connection = Connection.for_stream()
+    # This loop owns cancellation: `notifications/cancelled` cancels the request's task here.
+    connection = Connection.for_stream(transport_cancels=True)
     peer = _StdioPeer(wire, connection)
     in_flight = _InFlight()
     reader = _LineReader(lines)
 
-    async def answer(message: Mapping[str, Any], id_: RequestId | None) -> None:
-        try:
-            response = await runner.handle(message, connection, peer)
-        except Exception:
-            logger.exception("the runner failed on %s", message.get("method"))
-            if id_ is None:
-                return
-            response = error_response(id_, MCPError(INTERNAL_ERROR, "Internal error"))
+    async def answer(message: Mapping[str, Any]) -> None:
+        response = await serve_message(runner, message, connection, peer)
         if response is not None:
             await wire.write(response)
 
-    async def serve_request(request: Request, message: Mapping[str, Any], scope: anyio.CancelScope) -> None:
+    async def serve_request(message: Mapping[str, Any], request: Request, scope: anyio.CancelScope) -> None:
         # A failure here must not end the task group: every other request runs in it.
         try:
             with scope:
-                await answer(message, request.id)
+                await answer(message)
         except Exception:
             logger.exception("answering %r failed", request.method)
         finally:
@@ -189,16 +190,16 @@ async def _serve_lines(
                 message = cast("Mapping[str, Any]", parsed)
                 if kind.method == "initialize":
                     # Inline, so the era and the handshake are settled before the next line.
-                    await answer(message, kind.id)
+                    await answer(message)
                     continue
                 scope = anyio.CancelScope()
                 in_flight.add(kind.id, scope)
-                group.start_soon(serve_request, kind, message, scope)
+                group.start_soon(serve_request, message, kind, scope)
             elif isinstance(kind, Notification):
                 if kind.method == "notifications/cancelled" and kind.params is not None:
                     in_flight.cancel(kind.params.get("requestId"))
                     continue
-                await answer(cast("Mapping[str, Any]", parsed), None)
+                await answer(cast("Mapping[str, Any]", parsed))
             else:
                 wire.deliver(kind.message)
         wire.close()
@@ -355,7 +356,31 @@ async def serve_stdio(
     busy in a worker thread then cannot hold the process: it exits
     `_EXIT_AFTER_GRACE` seconds later. A server-to-client request fails after
     `client_request_timeout` seconds without an answer.
+
+    With bearer auth on the server, every request runs as the principal of the token in
+    `MCPDI_ACCESS_TOKEN`, checked by the server's own verifier before serving
+    (`StdioAuthError` when it refuses); without that variable the server says at start that
+    its requests run without a token.
     """
+    principal = await stdio_principal(server)
+    routes = serving_options_of(server).routes
+    if routes:
+        paths = ", ".join(route.path for route in routes)
+        logger.info("custom routes (%s) are served over HTTP only, not on stdio", paths)
+    with contextlib.nullcontext() if principal is None else authenticated(principal):
+        await _serve_stdio(
+            server, stdin, stdout, eof_grace=eof_grace, client_request_timeout=client_request_timeout
+        )
+
+
+async def _serve_stdio(
+    server: ServesMCP,
+    stdin: anyio.abc.ByteReceiveStream | None,
+    stdout: anyio.abc.ByteSendStream | None,
+    *,
+    eof_grace: float,
+    client_request_timeout: float,
+) -> None:
     async with server.running() as runner:
         if stdin is not None and stdout is not None:
             await _serve_lines(
