@@ -55,12 +55,14 @@ if _typing.TYPE_CHECKING:
     from mcpdi._state_codec import HmacCodec as HmacCodec
     from mcpdi._state_codec import InvalidRequestState as InvalidRequestState
     from mcpdi._state_codec import StateCodec as StateCodec
+    from mcpdi._uri_template import InvalidUriTemplate as InvalidUriTemplate
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
     from mcpdi.engine import RoundOutcome as RoundOutcome
     from mcpdi.lowlevel import MCPError as MCPError
     from mcpdi.lowlevel import Server as Server
     from mcpdi.lowlevel import ServerRequestContext as ServerRequestContext
+    from mcpdi.lowlevel._sdk_options import TransportSecuritySettings as TransportSecuritySettings
 
 _HOMES: dict[str, str] = {
     "AcceptedElicitation": "mcpdi._asking",
@@ -85,6 +87,7 @@ _HOMES: dict[str, str] = {
     "Image": "mcpdi._media",
     "InvalidRequestState": "mcpdi._state_codec",
     "InvalidSignature": "mcpdi.engine",
+    "InvalidUriTemplate": "mcpdi._uri_template",
     "ListRoots": "mcpdi._asking",
     "MCPError": "mcpdi.lowlevel",
     "MCPServer": "mcpdi._server",
@@ -108,6 +111,7 @@ _HOMES: dict[str, str] = {
     "StateCodec": "mcpdi._state_codec",
     "TokenVerifier": "mcpdi._auth",
     "ToolError": "mcpdi._errors",
+    "TransportSecuritySettings": "mcpdi.lowlevel._sdk_options",
     "types": "mcpdi.types",
     "UnexpectedResourceError": "mcpdi._errors",
     "UnexpectedToolError": "mcpdi._errors",
@@ -136,6 +140,7 @@ __all__ = (
     "Image",
     "InvalidRequestState",
     "InvalidSignature",
+    "InvalidUriTemplate",
     "ListRoots",
     "MCPError",
     "MCPServer",
@@ -159,6 +164,7 @@ __all__ = (
     "StateCodec",
     "TokenVerifier",
     "ToolError",
+    "TransportSecuritySettings",
     "UnexpectedResourceError",
     "UnexpectedToolError",
     "UrlElicitationRequiredError",

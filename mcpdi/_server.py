@@ -42,17 +42,21 @@ from mcpdi._overrides import ResolverOverrides
 from mcpdi._prompts import RegisteredPrompt, compile_prompt, get_prompt
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
+from mcpdi._sdk_server import SSE_NOT_SERVED, prompt_parts, refuse_unserved, tool_parts
+from mcpdi._settings import Settings
 from mcpdi._state import RequestStateSecurity
 from mcpdi._telemetry import traced, tracing
 from mcpdi._tool_failures import raise_tool_failure
+from mcpdi._tool_names import warn_on_invalid_tool_name
 from mcpdi._tools import RegisteredTool, call_tool, compile_tool, failures
 from mcpdi.engine import AppScope
 from mcpdi.lowlevel._context import ServerRequestContext
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
-from mcpdi.lowlevel._handover import TransportName
+from mcpdi.lowlevel._handover import TransportName, serve_async
 from mcpdi.lowlevel._param_headers import HeaderParam
 from mcpdi.lowlevel._runner import Runner
 from mcpdi.lowlevel._server import Server
+from mcpdi.lowlevel._session_manager import SessionManager
 
 # Imported where first used, so that a start serving `initialize` goes without them: explaining
 # (`max_rounds`, `mcp.explain`), the in-memory calls and resource objects.
@@ -156,7 +160,19 @@ class MCPServer(Generic[LifespanT]):
         middleware: Sequence[ServerMiddleware] | None = None,
         token_verifier: TokenVerifier | None = None,
         auth: AuthSettings | None = None,
+        auth_server_provider: object | None = None,
+        tools: Sequence[Any] | None = None,
+        resources: Sequence[Any] | None = None,
+        extensions: Sequence[Any] | None = None,
+        cache_hints: Mapping[str, Any] | None = None,
+        subscriptions: object | None = None,
     ) -> None:
+        refuse_unserved(
+            auth_server_provider=auth_server_provider,
+            extensions=extensions,
+            cache_hints=cache_hints,
+            subscriptions=subscriptions,
+        )
         if request_state is not None and request_state_security is not None:
             msg = (
                 "MCPServer takes request_state= or request_state_security= (the official SDK's "
@@ -218,6 +234,21 @@ class MCPServer(Generic[LifespanT]):
         self._overrides = ResolverOverrides(
             self.name, (self._tools, self._prompts, self._resources), validate_resolvers=validate_resolvers
         )
+        self.settings = Settings(
+            debug,
+            log_level or "INFO",
+            warn_on_duplicate_resources,
+            warn_on_duplicate_tools,
+            warn_on_duplicate_prompts,
+            self.dependencies,
+            lifespan,
+            auth,
+        )
+        for tool in tools or ():
+            fn, keywords = tool_parts(tool)
+            self.add_tool(fn, **keywords)
+        for resource in resources or ():
+            self.add_resource(resource)
 
     # -- identity (read from the low-level server, which announces it) ---------------------
 
@@ -322,6 +353,23 @@ class MCPServer(Generic[LifespanT]):
         """Enter the lifespan once and yield the `Runner` that answers messages."""
         return self._server.running()
 
+    @property
+    def session_manager(self) -> SessionManager:
+        """What an app mounting `streamable_http_app()` enters: `async with mcp.session_manager.run()`."""
+        return self._server.session_manager
+
+    async def run_stdio_async(self) -> None:
+        """Serve on stdin/stdout in the running event loop, until stdin ends."""
+        await serve_async(self, "stdio")
+
+    async def run_streamable_http_async(
+        self, *, host: str = "127.0.0.1", port: int = 8000, **options: Any
+    ) -> None:
+        """Serve over Streamable HTTP in the running event loop until cancelled (`run`'s options)."""
+        await serve_async(
+            self, "streamable-http", host=host, port=port, **self._app_options(None, None, None, options)
+        )
+
     def streamable_http_app(
         self,
         *,
@@ -339,6 +387,10 @@ class MCPServer(Generic[LifespanT]):
         return self._server.streamable_http_app(
             **self._app_options(stateless_http, json_response, streamable_http_path, options)
         )
+
+    def sse_app(self, **options: Any) -> Starlette:
+        """The official SDK's legacy HTTP+SSE app, which mcpdi does not serve: `TypeError` naming the fix."""
+        raise TypeError(SSE_NOT_SERVED)
 
     def _app_options(
         self,
@@ -518,6 +570,7 @@ class MCPServer(Generic[LifespanT]):
             from mcpdi._explain import check_max_rounds
 
             check_max_rounds(tool, max_rounds, fn)
+        warn_on_invalid_tool_name(tool.name)
         self._keep_first(self._tools, "tool", tool.name, tool)
         return tool.name
 
@@ -541,19 +594,28 @@ class MCPServer(Generic[LifespanT]):
         localns = _caller_namespace(1)
 
         def register(fn: FnT) -> FnT:
-            prompt = compile_prompt(
-                fn,
-                name=name,
-                title=title,
-                description=description,
-                icons=icons,
-                localns=localns,
-                validate_resolvers=self._validate_resolvers,
-            )
-            self._keep_first(self._prompts, "prompt", prompt.name, prompt)
+            self._add_prompt(fn, localns, name=name, title=title, description=description, icons=icons)
             return fn
 
         return register
+
+    def add_prompt(
+        self,
+        prompt: Any,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[Icon] | None = None,
+    ) -> None:
+        """Register a prompt without the decorator: a function, or the SDK's `Prompt` object."""
+        fn, keywords = prompt_parts(
+            prompt, {"name": name, "title": title, "description": description, "icons": icons}
+        )
+        self._add_prompt(fn, _caller_namespace(1), **keywords)
+
+    def _add_prompt(self, fn: Callable[..., Any], localns: Mapping[str, Any], **keywords: Any) -> None:
+        prompt = compile_prompt(fn, localns=localns, validate_resolvers=self._validate_resolvers, **keywords)
+        self._keep_first(self._prompts, "prompt", prompt.name, prompt)
 
     def remove_prompt(self, name: str) -> None:
         """Unregister a prompt; an unknown name raises `ValueError`."""
