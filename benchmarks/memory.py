@@ -89,7 +89,9 @@ class _Peer:
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         return None
 
-    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]:
         msg = f"the benchmark client answers no server requests ({method})"
         raise RuntimeError(msg)
 

@@ -27,7 +27,7 @@ from mcp_types import CreateMessageResult, SamplingMessage, TextContent
 from pydantic import BaseModel
 
 from mcpdi import AesGcmCodec, Elicit, MCPServer, MemoryReplayStore, RequestStateSecurity, Resolve, Sample
-from mcpdi.testing._memory import InMemoryClient
+from mcpdi.testing import InMemoryClient
 
 STATE_BYTES = 64 * 1024
 KEY = b"benchmark key, 32 bytes or more!"

@@ -28,6 +28,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._auth import TokenVerifier as TokenVerifier
     from mcpdi._auth import authenticated as authenticated
     from mcpdi._auth import get_access_token as get_access_token
+    from mcpdi._auth import principal_of as principal_of
     from mcpdi._context import Context as Context
     from mcpdi._errors import MCPServerError as MCPServerError
     from mcpdi._errors import ResourceError as ResourceError
@@ -36,7 +37,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._errors import UnexpectedResourceError as UnexpectedResourceError
     from mcpdi._errors import UnexpectedToolError as UnexpectedToolError
     from mcpdi._errors import UrlElicitationRequiredError as UrlElicitationRequiredError
-    from mcpdi._in_memory import ReadResourceContents as ReadResourceContents
+    from mcpdi._in_memory._calls import ReadResourceContents as ReadResourceContents
     from mcpdi._media import Audio as Audio
     from mcpdi._media import Image as Image
     from mcpdi._messages import AssistantMessage as AssistantMessage
@@ -46,15 +47,16 @@ if _typing.TYPE_CHECKING:
     from mcpdi._middleware import Middleware as Middleware
     from mcpdi._middleware import MiddlewareContext as MiddlewareContext
     from mcpdi._middleware import ServerMiddleware as ServerMiddleware
-    from mcpdi._replay import MemoryReplayStore as MemoryReplayStore
-    from mcpdi._replay import ReplayStore as ReplayStore
     from mcpdi._resource_security import ResourceSecurity as ResourceSecurity
     from mcpdi._server import MCPServer as MCPServer
-    from mcpdi._state import RequestStateSecurity as RequestStateSecurity
-    from mcpdi._state_aead import AesGcmCodec as AesGcmCodec
-    from mcpdi._state_codec import HmacCodec as HmacCodec
-    from mcpdi._state_codec import InvalidRequestState as InvalidRequestState
-    from mcpdi._state_codec import StateCodec as StateCodec
+    from mcpdi._state._aead import AesGcmCodec as AesGcmCodec
+    from mcpdi._state._codec import HmacCodec as HmacCodec
+    from mcpdi._state._codec import InvalidRequestState as InvalidRequestState
+    from mcpdi._state._codec import StateCodec as StateCodec
+    from mcpdi._state._replay import MemoryReplayStore as MemoryReplayStore
+    from mcpdi._state._replay import ReplayStore as ReplayStore
+    from mcpdi._state._replay import from_address as from_address
+    from mcpdi._state._security import RequestStateSecurity as RequestStateSecurity
     from mcpdi._uri_template import InvalidUriTemplate as InvalidUriTemplate
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
@@ -67,7 +69,7 @@ if _typing.TYPE_CHECKING:
 _HOMES: dict[str, str] = {
     "AcceptedElicitation": "mcpdi._asking",
     "AccessToken": "mcpdi._auth",
-    "AesGcmCodec": "mcpdi._state_aead",
+    "AesGcmCodec": "mcpdi._state._aead",
     "AskModel": "mcpdi._asking",
     "AssistantMessage": "mcpdi._messages",
     "Audio": "mcpdi._media",
@@ -80,25 +82,27 @@ _HOMES: dict[str, str] = {
     "Default": "mcpdi._asking",
     "Elicit": "mcpdi._asking",
     "ElicitationResult": "mcpdi._asking",
+    "from_address": "mcpdi._state._replay",
     "get_access_token": "mcpdi._auth",
     "Header": "mcpdi._arguments",
-    "HmacCodec": "mcpdi._state_codec",
+    "HmacCodec": "mcpdi._state._codec",
     "Icon": "mcp_types",
     "Image": "mcpdi._media",
-    "InvalidRequestState": "mcpdi._state_codec",
+    "InvalidRequestState": "mcpdi._state._codec",
     "InvalidSignature": "mcpdi.engine",
     "InvalidUriTemplate": "mcpdi._uri_template",
     "ListRoots": "mcpdi._asking",
     "MCPError": "mcpdi.lowlevel",
     "MCPServer": "mcpdi._server",
     "MCPServerError": "mcpdi._errors",
-    "MemoryReplayStore": "mcpdi._replay",
+    "MemoryReplayStore": "mcpdi._state._replay",
     "Message": "mcpdi._messages",
     "Middleware": "mcpdi._middleware",
     "MiddlewareContext": "mcpdi._middleware",
-    "ReadResourceContents": "mcpdi._in_memory",
-    "ReplayStore": "mcpdi._replay",
-    "RequestStateSecurity": "mcpdi._state",
+    "principal_of": "mcpdi._auth",
+    "ReadResourceContents": "mcpdi._in_memory._calls",
+    "ReplayStore": "mcpdi._state._replay",
+    "RequestStateSecurity": "mcpdi._state._security",
     "Resolve": "mcpdi.engine",
     "ResourceError": "mcpdi._errors",
     "ResourceNotFoundError": "mcpdi._errors",
@@ -108,7 +112,7 @@ _HOMES: dict[str, str] = {
     "Server": "mcpdi.lowlevel",
     "ServerMiddleware": "mcpdi._middleware",
     "ServerRequestContext": "mcpdi.lowlevel",
-    "StateCodec": "mcpdi._state_codec",
+    "StateCodec": "mcpdi._state._codec",
     "TokenVerifier": "mcpdi._auth",
     "ToolError": "mcpdi._errors",
     "TransportSecuritySettings": "mcpdi.lowlevel._sdk_options",
@@ -170,7 +174,9 @@ __all__ = (
     "UrlElicitationRequiredError",
     "UserMessage",
     "authenticated",
+    "from_address",
     "get_access_token",
+    "principal_of",
     "types",
 )
 

@@ -8,6 +8,7 @@ token's client and subject become the principal `requestState` is sealed to.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Generator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -105,7 +106,12 @@ def missing_scopes(token: AccessToken | None, required: Sequence[str]) -> list[s
 
 
 def principal_of(token: AccessToken | None) -> str | None:
-    """Who is calling, for sealing `requestState`: the client and, when known, the subject."""
+    """Who is calling, one string per (client, subject) pair: what `requestState` and sessions
+    are bound to. None without a token.
+
+    The pair is written as canonical JSON (`["app","alice"]`, `["app",null]`), so no client id
+    can pass for another client and subject: `"app|alice"` alone is `["app|alice",null]`.
+    """
     if token is None:
         return None
-    return token.client_id if token.subject is None else f"{token.client_id}|{token.subject}"
+    return json.dumps([token.client_id, token.subject], ensure_ascii=False, separators=(",", ":"))

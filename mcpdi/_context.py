@@ -37,7 +37,7 @@ from mcpdi._session import Session, elicit_url
 from mcpdi.lowlevel._errors import MISSING_CAPABILITY, MCPError, NoBackChannel
 
 if TYPE_CHECKING:
-    from mcpdi._in_memory import ReadResourceContents
+    from mcpdi._in_memory._calls import ReadResourceContents
     from mcpdi._server import MCPServer
     from mcpdi.lowlevel._context import ServerRequestContext
 

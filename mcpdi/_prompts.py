@@ -30,7 +30,7 @@ from mcpdi._registration import (
     published_name,
 )
 from mcpdi._rounds import CallTarget, Pending, run_request
-from mcpdi._state import RequestStateSecurity
+from mcpdi._state._security import RequestStateSecurity
 from mcpdi._tools import failure_text
 from mcpdi.engine import Plan
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError

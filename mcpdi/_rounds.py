@@ -1,15 +1,15 @@
 """Running one call's plan: asking mid-call (handshake era) or in sealed rounds (2026-07-28).
 
-What a round carries to the next is a `RoundState` (`mcpdi._round_state`), sealed in
+What a round carries to the next is a `RoundState` (`mcpdi._state._round`), sealed in
 `requestState`. A call-scoped resolver's value is an outcome whose digest is `"kept"`, its
 payload the value as JSON.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -28,15 +28,14 @@ from mcpdi._checks import kept_adapter
 from mcpdi._context import Context, missing_capability_error
 from mcpdi._errors import ToolError
 from mcpdi._fallbacks import NO_BACK_CHANNEL, fallback_answers, missing_reason, resolver_fall_back
-from mcpdi._round_state import AskedQuestion, BodyState, Outcome, RoundState
-from mcpdi._state import CallBinding, InvalidRequestState, RequestStateSecurity
-from mcpdi._state_codec import StateTooLarge
+from mcpdi._state._codec import StateTooLarge
+from mcpdi._state._round import AskedQuestion, BodyState, Outcome, RoundState
+from mcpdi._state._security import CallBinding, InvalidRequestState, RequestStateSecurity
 from mcpdi._telemetry import current_round
 from mcpdi.engine import Answer, AppScope, Asked, NeedsInput, Plan
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError, NoBackChannel
 
 __all__ = (
-    "ASKING",
     "MAX_CHANGED_ROUNDS",
     "CallTarget",
     "Pending",
@@ -49,9 +48,6 @@ __all__ = (
 )
 
 logger = logging.getLogger("mcpdi")
-
-ASKING: ContextVar[str | None] = ContextVar("mcpdi_asking", default=None)
-"""The key of the question being sent mid-call (handshake era), for in-memory clients."""
 
 KEPT_RECORD = "kept"  # the digest of a call-scoped value's outcome (a real digest has 22 characters)
 MAX_CHANGED_ROUNDS = 8
@@ -82,8 +78,15 @@ class CallTarget:
             self.name,
             self.raw_arguments,
             audience=self.audience,
-            principal=None if principal is None else str(principal),
+            principal=None if principal is None else _identity(principal),
         )
+
+
+def _identity(principal: object) -> str:
+    """A transport's principal as one unambiguous string (a pair is canonical JSON, as `principal_of`)."""
+    if isinstance(principal, str):
+        return principal
+    return json.dumps(principal, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 class RoundParams(Protocol):
@@ -358,10 +361,9 @@ async def run_asking_inline(plan: Plan, arguments: Mapping[str, Any], ctx: Conte
             error = missing_capability_error(question, capabilities, f"resolver {item.step.name!r}")
             if error is not None:
                 raise error
-        token = ASKING.set(item.key)
         try:
             payload = await ctx.request_context.send_request(
-                question.method, question.wire_params(modern=False)
+                question.method, question.wire_params(modern=False), asking=item.key
             )
         except NoBackChannel as error:
             fallback = resolver_fall_back(plan.name, item, question, NO_BACK_CHANNEL)
@@ -373,8 +375,6 @@ async def run_asking_inline(plan: Plan, arguments: Mapping[str, Any], ctx: Conte
                 "HTTP session, or with protocol 2026-07-28"
             )
             raise ToolError(msg) from error
-        finally:
-            ASKING.reset(token)
         answered[item.digest] = payload
         return payload
 

@@ -35,7 +35,7 @@ from typing_extensions import TypeVar as DefaultTypeVar
 from mcpdi._auth import INSUFFICIENT_SCOPE, AuthSettings, TokenVerifier, get_access_token, missing_scopes
 from mcpdi._completion import CompletionHandler, completion_handler
 from mcpdi._context import Context
-from mcpdi._errors import ResourceError, ResourceNotFoundError, ToolError
+from mcpdi._errors import ToolError
 from mcpdi._lifespan import check_lifespan
 from mcpdi._middleware import MiddlewareContext, ServerMiddleware, run_chain
 from mcpdi._overrides import ResolverOverrides
@@ -44,11 +44,10 @@ from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._resources import RegisteredResource, compile_resource, read_resource
 from mcpdi._sdk_server import SSE_NOT_SERVED, prompt_parts, refuse_unserved, tool_parts
 from mcpdi._settings import Settings
-from mcpdi._state import RequestStateSecurity
+from mcpdi._state._security import RequestStateSecurity
 from mcpdi._telemetry import traced, tracing
-from mcpdi._tool_failures import raise_tool_failure
 from mcpdi._tool_names import warn_on_invalid_tool_name
-from mcpdi._tools import RegisteredTool, call_tool, compile_tool, failures
+from mcpdi._tools import RegisteredTool, call_tool, compile_tool
 from mcpdi.engine import AppScope
 from mcpdi.lowlevel._context import ServerRequestContext
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
@@ -64,7 +63,7 @@ if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.routing import BaseRoute
 
-    from mcpdi._in_memory import Answers, ReadResourceContents
+    from mcpdi._in_memory._calls import Answers, ReadResourceContents
     from mcpdi.engine import Explanation
 
 __all__ = ("MCPServer",)
@@ -113,11 +112,6 @@ def _http_options(
     if streamable_http_path is not None:
         options["path"] = streamable_http_path
     return options
-
-
-def _resolvers_of(tool: RegisteredTool | None) -> dict[str, Any]:
-    """The tool's resolvers by wire key: `call_tool`'s answers may name a resolver function."""
-    return {step.key: step.fn for step in tool.plan.steps} if tool is not None else {}
 
 
 class MCPServer(Generic[LifespanT]):
@@ -827,40 +821,23 @@ class MCPServer(Generic[LifespanT]):
         handler is called directly (no JSON-RPC framing), so an exception a transport would
         answer with -32603 reaches the test as itself.
         """
-        from mcpdi._in_memory import answer_script
+        from mcpdi._in_memory._calls import call_tool
 
-        sink: list[Exception] = []
-        token = failures.set(sink)
-        try:
-            if context is not None:
-                params = CallToolRequestParams(name=name, arguments=dict(arguments or {}))
-                outcome = await self._call_tool(context.request_context, params)
-                if isinstance(outcome, InputRequiredResult):
-                    msg = f"tool {name!r} asked for input; call it without a context to answer its questions"
-                    raise MCPError(INVALID_PARAMS, msg)
-                result = outcome
-            else:
-                from mcpdi.testing._direct import call_tool_directly  # test-time only
-
-                result = await call_tool_directly(
-                    self,
-                    self._server,
-                    name,
-                    arguments or {},
-                    script=answer_script(f"tool {name!r}", answers, _resolvers_of(self._tools.get(name))),
-                    protocol_version=protocol_version,
-                    capabilities=capabilities,
-                    headers=headers,
-                )
-        finally:
-            failures.reset(token)
-        if result.is_error:
-            raise_tool_failure(result, sink)
-        return result
+        return await call_tool(
+            self,
+            self._call_tool,
+            name,
+            arguments,
+            context,
+            answers=answers,
+            protocol_version=protocol_version,
+            capabilities=capabilities,
+            headers=headers,
+        )
 
     async def __aenter__(self) -> MCPServer[LifespanT]:
         """Enter the lifespan for in-memory calls (`call_tool`) now; it is left on exit."""
-        from mcpdi.testing._session import session_of
+        from mcpdi._in_memory._lifespan import session_of
 
         await session_of(self).runner()
         return self
@@ -870,7 +847,7 @@ class MCPServer(Generic[LifespanT]):
 
     async def aclose(self) -> None:
         """Leave the lifespan that in-memory calls entered (a no-op when none is open)."""
-        from mcpdi.testing._session import session_of
+        from mcpdi._in_memory._lifespan import session_of
 
         await session_of(self).aclose()
 
@@ -893,19 +870,9 @@ class MCPServer(Generic[LifespanT]):
         protocol_version: str = "2026-07-28",
     ) -> GetPromptResult:
         """Render a prompt in memory, as `prompts/get` would; errors raise `MCPError` (-32602)."""
-        from mcpdi._in_memory import answer_script, request_in_memory
+        from mcpdi._in_memory._calls import get_prompt
 
-        params: dict[str, Any] = {"name": name}
-        if arguments is not None:
-            params["arguments"] = dict(arguments)
-        raw = await request_in_memory(
-            self,
-            "prompts/get",
-            params,
-            script=answer_script(f"prompt {name!r}", answers, {}),
-            protocol_version=protocol_version,
-        )
-        return GetPromptResult.model_validate(raw)
+        return await get_prompt(self, name, arguments, answers=answers, protocol_version=protocol_version)
 
     async def read_resource(
         self, uri: str, *, answers: Answers | None = None, protocol_version: str = "2026-07-28"
@@ -915,34 +882,18 @@ class MCPServer(Generic[LifespanT]):
         An unknown URI or a `ResourceNotFoundError` raises `MCPError` -32602; a
         `ResourceError` or a crash raises `MCPError` -32603.
         """
-        from mcpdi._in_memory import answer_script, contents_of, request_in_memory
+        from mcpdi._in_memory._calls import read_resource
 
-        raw = await request_in_memory(
-            self,
-            "resources/read",
-            {"uri": str(uri)},
-            script=answer_script(f"resource {uri!r}", answers, {}),
-            protocol_version=protocol_version,
-        )
-        return contents_of(ReadResourceResult.model_validate(raw))
+        return await read_resource(self, uri, answers=answers, protocol_version=protocol_version)
 
     async def read_resource_in(self, context: Context[Any, Any], uri: str) -> list[ReadResourceContents]:
         """Read a resource inside another request (`ctx.read_resource`), failing as `ResourceError`s.
 
         So that a tool reading a missing resource reports a tool error, not a protocol one.
         """
-        from mcpdi._in_memory import contents_of
+        from mcpdi._in_memory._calls import read_resource_in
 
-        params = ReadResourceRequestParams(uri=uri)  # pyright: ignore[reportArgumentType]
-        try:
-            result = await self._read_resource(context.request_context, params)
-        except MCPError as error:
-            failure = ResourceNotFoundError if error.code == INVALID_PARAMS else ResourceError
-            raise failure(error.message) from error
-        if isinstance(result, InputRequiredResult):
-            msg = f"resource {uri!r} asked for input; ctx.read_resource reads only resources that answer"
-            raise ResourceError(msg)
-        return contents_of(result)
+        return await read_resource_in(self._read_resource, context, uri)
 
     # -- handlers -------------------------------------------------------------------------
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -44,19 +43,16 @@ from mcpdi._registration import (
     with_same_checks,
 )
 from mcpdi._rounds import CallTarget, Pending, run_request
-from mcpdi._state import RequestStateSecurity
+from mcpdi._state._security import RequestStateSecurity
 from mcpdi._telemetry import trace_resolver, tracing
 from mcpdi.engine import InvalidSignature, Plan, ResolverError
 from mcpdi.engine._compile import instrument_plan
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.lowlevel._param_headers import HeaderParam, find_invalid_x_mcp_header, x_mcp_header_params
 
-__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text", "failures", "traced_later")
+__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text", "traced_later")
 
 logger = logging.getLogger("mcpdi")
-
-failures: ContextVar[list[Exception] | None] = ContextVar("mcpdi_tool_failures", default=None)
-"""Set by `MCPServer.call_tool`: the exceptions behind the error results of its call, to re-raise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,13 +178,13 @@ def traced_later(plan: Plan) -> Deferred[Plan]:
     return Deferred(partial(traced, plan)) if plan.steps else Deferred.ready(plan)
 
 
-def _error_result(text: str, error: Exception) -> CallToolResult:
+def _error_result(text: str, error: Exception, ctx: Context[Any]) -> CallToolResult:
     span = trace.get_current_span()
     if span.is_recording():
         span.record_exception(error)
-    sink = failures.get()
-    if sink is not None:
-        sink.append(error)
+    on_failure = ctx.request_context.on_failure
+    if on_failure is not None:
+        on_failure(error)
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
@@ -232,7 +228,7 @@ async def call_tool(
             # The model's validator itself: `model_validate` only forwards to it, at a cost per call.
             validated = model.__pydantic_validator__.validate_python(pre_parse_json(model, raw or {}))
         except ValidationError as error:
-            return _error_result(f"{prefix}: {error}", error)
+            return _error_result(f"{prefix}: {error}", error, ctx)
         arguments = dump_arguments(validated)
     target = CallTarget("tools/call", tool.name, raw, audience)
     try:
@@ -244,4 +240,4 @@ async def call_tool(
     except MCPError:
         raise
     except Exception as error:
-        return _error_result(failure_text(error, prefix), error)
+        return _error_result(failure_text(error, prefix), error, ctx)

@@ -87,12 +87,30 @@ def _read_config(path: Path) -> dict[str, Any]:
     except json.JSONDecodeError as error:
         msg = f"{path} is not valid JSON ({error}); fix or move it, then install again"
         raise CommandError(msg) from None
+    except UnicodeDecodeError:
+        msg = f"{path} is not UTF-8 text; fix or move it, then install again"
+        raise CommandError(msg) from None
+    except OSError as error:
+        raise CommandError(_unusable(path, error)) from None
     if not isinstance(loaded, dict) or not isinstance(
         cast("dict[str, Any]", loaded).get("mcpServers", {}), dict
     ):
         msg = f"{path} does not hold a JSON object with an mcpServers object; fix or move it"
         raise CommandError(msg)
     return cast("dict[str, Any]", loaded)
+
+
+def _unusable(path: Path, error: OSError) -> str:
+    """One line for a config path that cannot be read or written (nothing was changed)."""
+    if path.is_symlink() and not path.exists():
+        reason = f"it is a link to {os.readlink(path)}, which does not exist"
+    elif path.is_dir():
+        reason = "it is a directory"
+    elif isinstance(error, (FileExistsError, NotADirectoryError)):
+        reason = "a part of its path is a file, not a directory"
+    else:
+        reason = error.strerror or type(error).__name__
+    return f"cannot use {path} as the config file: {reason}; pass --config with another path"
 
 
 def install(
@@ -111,8 +129,11 @@ def install(
     replaced = name in servers
     servers[name] = dict(entry)
     config["mcpServers"] = servers
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise CommandError(_unusable(path, error)) from None
     verb = "Replaced" if replaced else "Added"
     title = CLIENTS[client].title
     return f"{verb} {name!r} in {path} ({title}); restart the client to load it.", path

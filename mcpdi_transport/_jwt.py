@@ -68,32 +68,84 @@ class JwtVerifier:
             self._client = jwt.PyJWKClient(str(jwks_url), cache_jwk_set=True, lifespan=int(cache_seconds))
 
     async def verify_token(self, token: str) -> AccessToken | None:
+        """The token's `AccessToken`, or None; why a token is refused is logged at info."""
+        try:
+            claims = await self._claims(token)
+        except _Refused as refused:
+            logger.info("refused a bearer token (%s): %s", refused.reason, refused.detail)
+            return None
+        return _access_token(token, claims)
+
+    async def _claims(self, token: str) -> dict[str, Any]:
         jwt = self._jwt
         try:
-            key = await self._signing_key(token)
-            if key is None:
-                return None
-            claims: dict[str, Any] = jwt.decode(
+            header: dict[str, Any] = jwt.get_unverified_header(token)
+            algorithm = header.get("alg")
+            key = await self._signing_key(token, header.get("kid"))
+            if algorithm not in self.algorithms or algorithm not in _algorithms_of(key):
+                detail = f"algorithm {algorithm!r} is not allowed for a {key.key_type} key"
+                raise _Refused("algorithm", detail)
+            return jwt.decode(
                 token,
                 key=key.key,
-                algorithms=self.algorithms,
+                algorithms=[algorithm],
                 audience=self.audience,
                 issuer=self.issuer,
                 leeway=self.leeway,
                 options={"require": ["exp", "iss", "aud"]},
             )
-        except jwt.PyJWTError as error:
-            logger.info("refused a bearer token: %s", error)
-            return None
-        return _access_token(token, claims)
+        except _Refused:
+            raise
+        except Exception as error:  # a verifier error never escapes: the token is refused
+            raise _Refused(_reason_of(jwt, error), str(error) or type(error).__name__) from None
 
-    async def _signing_key(self, token: str) -> Any:
-        kid = self._jwt.get_unverified_header(token).get("kid")
+    async def _signing_key(self, token: str, kid: object) -> Any:
         if self._client is None:
             if kid is None and len(self._keys) == 1:
                 return next(iter(self._keys.values()))
-            return self._keys.get(kid or "")
+            key = self._keys.get(kid if isinstance(kid, str) else "")
+            if key is None:
+                raise _Refused("key id", f"no key with id {kid!r} in the JWKS")
+            return key
         return await anyio.to_thread.run_sync(self._client.get_signing_key_from_jwt, token)
+
+
+class _Refused(Exception):
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
+
+
+_FAMILIES: dict[str, tuple[str, ...]] = {
+    "RSA": ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512"),
+    "EC": ("ES256", "ES384", "ES512", "ES256K"),
+    "OKP": ("EdDSA",),
+}
+
+
+def _algorithms_of(key: Any) -> tuple[str, ...]:
+    """What a key may verify: the `alg` its JWK names, else every algorithm of its type."""
+    named = getattr(key, "_jwk_data", {}).get("alg")  # PyJWK fills `algorithm_name` in when absent
+    return (named,) if isinstance(named, str) else _FAMILIES.get(key.key_type, ())
+
+
+def _reason_of(jwt: Any, error: Exception) -> str:
+    """The word a log line gives for why a token was refused."""
+    reasons: tuple[tuple[type[Exception], str], ...] = (
+        (jwt.ExpiredSignatureError, "expiry"),
+        (jwt.ImmatureSignatureError, "not yet valid"),
+        (jwt.InvalidAudienceError, "audience"),
+        (jwt.InvalidIssuerError, "issuer"),
+        (jwt.MissingRequiredClaimError, "missing claim"),
+        (jwt.InvalidSignatureError, "signature"),
+        (jwt.PyJWKClientError, "key id"),
+        (jwt.DecodeError, "malformed"),
+    )
+    for kind, reason in reasons:
+        if isinstance(error, kind):
+            return reason
+    return "unusable"
 
 
 def _access_token(token: str, claims: dict[str, Any]) -> AccessToken | None:

@@ -112,7 +112,8 @@ class _RedisEvents:
 class RedisSessions:
     """Handshake-era sessions shared by every process using one Redis (a `SessionStore`).
 
-    A session is one key holding what `initialize` negotiated, expiring after
+    A session is one key holding what `initialize` negotiated (`<prefix>record:<id>`, a
+    namespace of its own, so an id naming another key is no session), expiring after
     `session_idle_timeout` without activity (every request pushes it out); DELETE removes
     it, so every process answers 404 afterwards. Processes pass each other the client's
     answers and cancellations over one pub/sub channel, and each resumable SSE stream is a
@@ -142,16 +143,25 @@ class RedisSessions:
     def events(self) -> _RedisEvents:
         return self._events
 
+    def _record(self, session_id: str) -> str:
+        return f"{self.prefix}record:{session_id}"
+
     async def create(self, session_id: str, record: str, *, ttl: float) -> bool:
-        command = self._client.set(self.prefix + session_id, record, nx=True, px=_ms(ttl))
+        command = self._client.set(self._record(session_id), record, nx=True, px=_ms(ttl))
         return bool(await self._reach(command))
 
     async def load(self, session_id: str, *, ttl: float) -> str | None:
-        record = await self._reach(self._client.getex(self.prefix + session_id, px=_ms(ttl)))
+        import redis.exceptions
+
+        try:
+            record = await self._reach(self._client.getex(self._record(session_id), px=_ms(ttl)))
+        except redis.exceptions.ResponseError as error:  # a key of another type: no session
+            logger.warning("the Redis key of session %r is no session record: %s", session_id, error)
+            return None
         return None if record is None else bytes(record).decode()
 
     async def save(self, session_id: str, record: str, *, ttl: float) -> bool:
-        command = self._client.set(self.prefix + session_id, record, xx=True, px=_ms(ttl))
+        command = self._client.set(self._record(session_id), record, xx=True, px=_ms(ttl))
         return bool(await self._reach(command))
 
     async def touch(self, session_ids: Sequence[str], *, ttl: float | None) -> list[bool]:
@@ -160,13 +170,13 @@ class RedisSessions:
         pipe = self._client.pipeline(transaction=False)
         for session_id in session_ids:
             if ttl is None:
-                pipe.exists(self.prefix + session_id)
+                pipe.exists(self._record(session_id))
             else:
-                pipe.pexpire(self.prefix + session_id, _ms(ttl))
+                pipe.pexpire(self._record(session_id), _ms(ttl))
         return [bool(result) for result in await self._reach(pipe.execute())]
 
     async def delete(self, session_id: str) -> bool:
-        return bool(await self._reach(self._client.delete(self.prefix + session_id)))
+        return bool(await self._reach(self._client.delete(self._record(session_id))))
 
     async def publish(self, message: Mapping[str, Any]) -> None:
         await self._reach(self._client.publish(self.channel, json.dumps(message, separators=(",", ":"))))

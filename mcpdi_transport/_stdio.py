@@ -26,6 +26,7 @@ from mcpdi.lowlevel import (
     Notification,
     Request,
     RequestId,
+    Runner,
     classify_message,
     encode_message,
     error_response,
@@ -34,6 +35,7 @@ from mcpdi.lowlevel import (
 )
 from mcpdi_transport._listen import ServesMCP
 from mcpdi_transport._outbound import OutboundRequests, request_key
+from mcpdi_transport._serving import serve_message
 
 __all__ = ("serve_stdio",)
 
@@ -98,7 +100,9 @@ class _StdioPeer:
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         await self._wire.write(notification_message(method, params))
 
-    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]:
         if self._connection.era == "modern":
             raise NoBackChannel(method, "protocol 2026-07-28 has no server-to-client requests")
         return await self._wire.ask(method, params)
@@ -132,7 +136,7 @@ class _InFlight:
 
 
 async def _serve_lines(
-    runner: Any,
+    runner: Runner[Any],
     lines: anyio.abc.ByteReceiveStream,
     out: anyio.abc.ByteSendStream,
     *,
@@ -141,27 +145,22 @@ async def _serve_lines(
     on_grace_over: Callable[[], None] | None = None,
 ) -> None:
     wire = _Wire(out, client_request_timeout=client_request_timeout)
-    connection = Connection.for_stream()
+    # This loop owns cancellation: `notifications/cancelled` cancels the request's task here.
+    connection = Connection.for_stream(transport_cancels=True)
     peer = _StdioPeer(wire, connection)
     in_flight = _InFlight()
     reader = _LineReader(lines)
 
-    async def answer(message: Mapping[str, Any], id_: RequestId | None) -> None:
-        try:
-            response = await runner.handle(message, connection, peer)
-        except Exception:
-            logger.exception("the runner failed on %s", message.get("method"))
-            if id_ is None:
-                return
-            response = error_response(id_, MCPError(INTERNAL_ERROR, "Internal error"))
+    async def answer(message: Mapping[str, Any]) -> None:
+        response = await serve_message(runner, message, connection, peer)
         if response is not None:
             await wire.write(response)
 
-    async def serve_request(request: Request, message: Mapping[str, Any], scope: anyio.CancelScope) -> None:
+    async def serve_request(message: Mapping[str, Any], request: Request, scope: anyio.CancelScope) -> None:
         # A failure here must not end the task group: every other request runs in it.
         try:
             with scope:
-                await answer(message, request.id)
+                await answer(message)
         except Exception:
             logger.exception("answering %r failed", request.method)
         finally:
@@ -189,16 +188,16 @@ async def _serve_lines(
                 message = cast("Mapping[str, Any]", parsed)
                 if kind.method == "initialize":
                     # Inline, so the era and the handshake are settled before the next line.
-                    await answer(message, kind.id)
+                    await answer(message)
                     continue
                 scope = anyio.CancelScope()
                 in_flight.add(kind.id, scope)
-                group.start_soon(serve_request, kind, message, scope)
+                group.start_soon(serve_request, message, kind, scope)
             elif isinstance(kind, Notification):
                 if kind.method == "notifications/cancelled" and kind.params is not None:
                     in_flight.cancel(kind.params.get("requestId"))
                     continue
-                await answer(cast("Mapping[str, Any]", parsed), None)
+                await answer(cast("Mapping[str, Any]", parsed))
             else:
                 wire.deliver(kind.message)
         wire.close()

@@ -141,3 +141,12 @@ def test_the_engine_imports_nothing_of_the_mcp_layer() -> None:
         if module.startswith("mcpdi.engine") and not target.startswith("mcpdi.engine")
     )
     assert upward == []
+
+
+def test_no_production_module_imports_the_test_kit() -> None:
+    into_the_kit = sorted(
+        f"{module} -> {target}"
+        for module, target in import_graph().edges
+        if target.startswith("mcpdi.testing") and not module.startswith("mcpdi.testing")
+    )
+    assert into_the_kit == []

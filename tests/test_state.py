@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from inline_snapshot import snapshot
 
-from mcpdi._state import (
+from mcpdi._state._security import (
     CallBinding,
     HmacCodec,
     InvalidRequestState,

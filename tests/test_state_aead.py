@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from inline_snapshot import snapshot
 
 from mcpdi import AesGcmCodec, InvalidRequestState, RequestStateSecurity
-from mcpdi._state import CallBinding
-from mcpdi._state_codec import b64url_decode, b64url_encode
+from mcpdi._state._codec import b64url_decode, b64url_encode
+from mcpdi._state._security import CallBinding
 
 KEY = b"k" * 32
 OLD_KEY = "an old key that is long enough to be used"
@@ -161,10 +161,10 @@ def test_without_cryptography_the_import_error_says_which_extra_to_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "cryptography.hazmat.primitives.ciphers.aead", None)
-    monkeypatch.delitem(sys.modules, "mcpdi._state_aead")
+    monkeypatch.delitem(sys.modules, "mcpdi._state._aead")
 
     with pytest.raises(ImportError) as caught:
-        importlib.import_module("mcpdi._state_aead")
+        importlib.import_module("mcpdi._state._aead")
 
     assert str(caught.value) == snapshot(
         "AesGcmCodec needs the cryptography package; install it with: pip install 'mcpdi[crypto]'"

@@ -21,9 +21,9 @@ from mcpdi import (
     RequestStateSecurity,
     Resolve,
 )
-from mcpdi._state import CallBinding
-from mcpdi._state_codec import b64url_encode
-from mcpdi.testing._memory import InMemoryClient
+from mcpdi._state._codec import b64url_encode
+from mcpdi._state._security import CallBinding
+from mcpdi.testing import InMemoryClient
 
 KEY = b"k" * 32
 OTHER_KEY = b"o" * 32

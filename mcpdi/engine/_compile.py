@@ -13,7 +13,6 @@ from typing import Any, cast
 
 from mcpdi.engine._analyse import (
     POSITIONAL,
-    Analysis,
     ArgumentParam,
     ContextParam,
     Node,
@@ -82,27 +81,6 @@ def _asks(node: Node) -> bool:
     return node.info.cleanup is None and may_ask(node.info.fn, node.info.hints)
 
 
-def _asking_first(analysis: Analysis, ordered: list[Node]) -> tuple[list[Node], set[Hashable]]:
-    """Move the steps that cannot ask and that no asking step needs after all others.
-
-    Those are the steps with side effects a question must be able to prevent (charging a card
-    after "Pay 100 EUR?"): they run only in a round where no question is pending. The moved
-    steps only feed each other and the root, so the order stays a valid run order.
-    """
-    consumers: dict[Hashable, list[Hashable]] = {}
-    for consumer, provider in analysis.edges:
-        consumers.setdefault(provider, []).append(consumer)
-    needed: set[Hashable] = set()  # steps that may ask, and their providers
-    for node in reversed(ordered):  # consumers before providers
-        if _asks(node) or any(c in needed for c in consumers.get(node.identity, ())):
-            needed.add(node.identity)
-    deferred = {node.identity for node in ordered if node.identity not in needed}
-    if not needed or not deferred:
-        return ordered, deferred
-    early = [node for node in ordered if node.identity in needed]
-    return early + [node for node in ordered if node.identity in deferred], deferred
-
-
 def compile_plan(
     fn: Callable[..., Any],
     *,
@@ -136,7 +114,7 @@ def compile_plan(
         localns=localns,
         substitutes=by_identity,
     )
-    ordered, deferred = _asking_first(analysis, run_order(analysis))
+    ordered = run_order(analysis)
     steps: dict[Hashable, Step] = {}
     seen: dict[str, int] = {}
 
@@ -159,7 +137,6 @@ def compile_plan(
             bindings=bindings_of(node, key),
             first_consumer=node.first_consumer,
             may_ask=_asks(node),
-            deferred=node.identity in deferred,
             cleanup=node.info.cleanup,
             scope=node.scope,
             concurrent=node.concurrent,

@@ -13,7 +13,7 @@ import inspect
 import json
 import typing
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from mcpdi.engine._plan import Argument, Binding, Plan, Step
@@ -70,7 +70,7 @@ class Explanation:
     nodes: tuple[Node, ...]
     inputs: tuple[Input, ...]
     capabilities: tuple[str, ...]  # what the caller must support for every question to be asked
-    worst_case_rounds: int  # the longest chain of dependent questions
+    worst_case_rounds: int  # the longest chain of questions that each wait for the one before
 
 
 class _PlanReader:
@@ -177,25 +177,22 @@ def explain(
     """
     reader = _PlanReader(plan)
     asks = asks or _default_asks
-    rounds: dict[str, int] = {}
-    nodes: list[Node] = []
-    for step in reader.steps():  # run order: providers come first
-        asked = asks(step) if reader.may_ask(step) else ()
-        before = max((rounds[p.key] for p in reader.providers(step)), default=0)
-        rounds[step.key] = before + (1 if asked else 0)
-        nodes.append(
-            Node(
-                key=step.key,
-                name=step.name,
-                qualname=step.qualname,
-                location=step.location,
-                is_async=step.is_async,
-                scope=reader.scope(step),
-                inputs=tuple(_input(b) for b in reader.bindings(step)),
-                asks=asked,
-                round=rounds[step.key] if asked else None,
-            )
+    nodes = [
+        Node(
+            key=step.key,
+            name=step.name,
+            qualname=step.qualname,
+            location=step.location,
+            is_async=step.is_async,
+            scope=reader.scope(step),
+            inputs=tuple(_input(b) for b in reader.bindings(step)),
+            asks=asks(step) if reader.may_ask(step) else (),
+            round=None,
         )
+        for step in reader.steps()  # run order: providers come first
+    ]
+    timeline = _timeline(nodes)
+    nodes = [replace(node, round=timeline[node.key][0]) if node.asks else node for node in nodes]
     capabilities: list[str] = []
     for node in nodes:
         for question in node.asks:
@@ -215,27 +212,68 @@ def explain(
         nodes=tuple(nodes),
         inputs=tuple(_input(b) for b in reader.root_bindings()),
         capabilities=tuple(capabilities),
-        worst_case_rounds=max(rounds.values(), default=0),
+        worst_case_rounds=max((node.round or 0 for node in nodes), default=0),
     )
 
 
+Waits = tuple[int, str | None]  # rounds of answers, and the asking resolver answered last
+
+
+def _timeline(nodes: Sequence[Node]) -> dict[str, Waits]:
+    """Per resolver, in the worst case (every resolver that may ask does): the latest round its
+    question comes in (an asking one) or the number of rounds of answers it waits for (another
+    one), and the asking resolver whose answer it waits for last (None: it waits for none).
+
+    A resolver waits for the questions of the resolvers it depends on; one that never asks also
+    waits for every question before it in run order, and the resolvers after it wait with it.
+    """
+    timeline: dict[str, Waits] = {}
+    held: Waits = (0, None)  # what the last resolver that never asks waited for
+    latest: Waits = (0, None)  # the latest question so far
+    for node in nodes:  # run order: providers come first
+        candidates = [held, *(timeline[i.origin] for i in node.inputs if i.source == "resolved")]
+        if not node.asks:
+            candidates.append(latest)
+        ready = max(candidates, key=_rounds_of)
+        if node.asks:
+            timeline[node.key] = (ready[0] + 1, node.key)
+            latest = max(latest, timeline[node.key], key=_rounds_of)
+        else:
+            timeline[node.key] = held = ready
+    return timeline
+
+
+def _rounds_of(waits: Waits) -> int:
+    return waits[0]
+
+
+def _previous(timeline: Mapping[str, Waits], node: Node) -> str | None:
+    """The asking resolver whose answer an asking `node` waits for last (None: the first round)."""
+    return None if node.round == 1 else _waited_for(timeline, node)
+
+
+def _waited_for(timeline: Mapping[str, Waits], node: Node) -> str | None:
+    best: Waits = (0, None)
+    for key, entry in timeline.items():
+        if key == node.key:
+            break
+        if entry[1] is not None and entry[0] == (node.round or 0) - 1:
+            best = entry
+    return best[1]
+
+
 def worst_case_chain(explanation: Explanation) -> tuple[Node, ...]:
-    """The asking resolvers of one longest chain of dependent questions, first asked first."""
+    """The asking resolvers of one longest chain of questions that each wait for the one
+    before (through a dependency, or a resolver that never asks between them), first asked first."""
     by_key = {node.key: node for node in explanation.nodes}
-    through: dict[str, int] = {}  # the latest round a node or anything it depends on asks in
-    for node in explanation.nodes:  # run order: providers first
-        providers = [through[i.origin] for i in node.inputs if i.source == "resolved"]
-        through[node.key] = max([node.round or 0, *providers])
-    chain: list[Node] = []
+    timeline = _timeline(explanation.nodes)
     candidates = [node for node in explanation.nodes if node.round is not None]
     current = max(candidates, key=lambda n: n.round or 0, default=None)
+    chain: list[Node] = []
     while current is not None:
-        if current.asks:
-            chain.append(current)
-        providers = [by_key[i.origin] for i in current.inputs if i.source == "resolved"]
-        current = max(providers, key=lambda n: through[n.key], default=None)
-        if current is not None and through[current.key] == 0:
-            current = None
+        chain.append(current)
+        previous = _previous(timeline, current)
+        current = by_key[previous] if previous is not None else None
     return tuple(reversed(chain))
 
 

@@ -14,7 +14,9 @@ The interpreter alone also runs what the generated code hands over whole (cleanu
 call-scoped and concurrent resolvers), and it decides what answers do: an answer is shaped
 for each consumer as soon as it arrives, so a refusing adapter ends the round before any
 other resolver runs or question is put; an answer counts for the same question asked by
-another step; deferred steps run only in a round without pending questions.
+another step; once a question is pending, the round goes on only through steps that may ask
+(their questions are put in the same round) and stops at the first step that cannot ask, so
+that step and everything after it wait for the answer, as they would when asking mid-call.
 """
 
 from __future__ import annotations
@@ -188,9 +190,10 @@ async def resume(
     """Continue the round from `start`; earlier steps are done, and `start`'s value is a
     question (handed over by the generated code) or unset (a round handed over whole).
 
-    Answered questions feed their consumers; pending ones block only their dependents, so
-    every question that can be asked this round is collected. Deferred steps (they cannot ask,
-    and only the root and other deferred steps use them) run only when nothing is pending.
+    Answered questions feed their consumers; pending ones block their dependents, and the
+    round goes on collecting the questions of the steps that may ask up to the first step that
+    cannot ask (a check or an effect): it runs only once every question before it in run order
+    is answered, and the steps after it wait with it.
     Cleanup resolvers entered this round are closed when it ends, however it ends.
     """
     state = _Round(plan, arguments, context, values)
@@ -224,8 +227,8 @@ async def _finish(
     ready: dict[int, Any] = {}  # values of concurrent steps that ran together with an earlier one
     for step in plan.steps[start:]:
         index = step.index
-        if step.deferred and pending:
-            break  # the rest waits for a round in which nothing is pending
+        if pending and not step.may_ask:
+            break  # a check or an effect waits for the answers before it, and so does the rest
         value = values[index]
         if value is UNSET or index in ready:  # a hop has set the values it returns
             if any(edge.provider.index in blocked for edge in step.edges):
@@ -238,7 +241,7 @@ async def _finish(
                     continue
             if index in ready:
                 value = ready.pop(index)
-            elif step.concurrent and len(batch := batch_from(plan, index, values, blocked, UNSET)) > 1:
+            elif step.concurrent and len(batch := _batch(plan, index, values, blocked, pending)) > 1:
                 ready = await run_together(batch, state.arguments_of, resolver_error)
                 value = ready.pop(index)
             elif joins_hop(step) and (hop := _hop(plan, index, values, blocked, bool(pending), collect)):
@@ -281,6 +284,10 @@ async def _finish(
         return ready[ROOT]
     args, kwargs = state.arguments_of(plan.bindings)
     return await _invoke(plan.fn, args, kwargs, plan.is_async, plan.inline)
+
+
+def _batch(plan: Plan, start: int, values: list[Any], blocked: set[int], pending: list[Asked]) -> list[Step]:
+    return batch_from(plan, start, values, blocked, UNSET, bool(pending))
 
 
 def _hop(

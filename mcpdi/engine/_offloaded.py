@@ -35,11 +35,11 @@ def hop_from(
     """`steps[start]` and the steps right after it in run order that share its hop.
 
     Each joins hops and has not run; a step waiting for a pending question ends the hop, and
-    so does a deferred one while a question is pending (it waits for the final round).
+    so does one that cannot ask while a question is pending (it waits for the answer).
     """
     hop: list[Step] = []
     for step in steps[start:]:
-        if not joins_hop(step) or values[step.index] is not unset or (step.deferred and pending):
+        if not joins_hop(step) or values[step.index] is not unset or (pending and not step.may_ask):
             break
         if any(edge.provider.index in blocked for edge in step.edges):
             break

@@ -120,13 +120,13 @@ class Step:
     inline: bool
     bindings: tuple[Binding, ...] = field(repr=False)
     first_consumer: str  # the parameter through which the step was first reached
-    may_ask: bool = True  # False when the return annotation names a class outside the Question family
+    # False when the return annotation names a class outside the Question family. Such a step
+    # never runs while a question before it in run order waits for its answer: a round that
+    # has a pending question stops at it, so a refused question prevents its effects.
+    may_ask: bool = True
     # The type hints as compile read them, and what the step gives: its return hint, or a class.
     hints: Mapping[str, Any] = field(default_factory=lambda: EMPTY_HINTS, repr=False, compare=False)
     returns: Any = field(default=Any, repr=False, compare=False)
-    # Cannot ask and no step that may ask depends on it: runs only in a round without pending
-    # questions (after every step that may ask), so a refused question prevents its effects.
-    deferred: bool = False
     cleanup: Cleanup | None = None  # a cleanup resolver: runs in the interpreter, never asks
     scope: Literal["round", "call", "app"] = "round"  # see `Resolve`; "app" values never ask
     concurrent: bool = False  # async, and runs together with the independent concurrent steps next to it

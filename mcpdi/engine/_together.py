@@ -9,22 +9,27 @@ from mcpdi.engine._errors import ResolverError
 from mcpdi.engine._plan import Binding, Plan, Step
 
 
-def batch_from(plan: Plan, start: int, values: list[Any], blocked: Collection[int], unset: Any) -> list[Step]:
+def batch_from(
+    plan: Plan, start: int, values: list[Any], blocked: Collection[int], unset: Any, pending: bool
+) -> list[Step]:
     """`start` and the steps right after it in run order that can run at the same time.
 
-    Each is marked concurrent, has not run, is not blocked by a pending question, waits for
-    questions like the first one does, and uses none of the others.
+    Each is marked concurrent, has not run, is not blocked by a pending question, and uses
+    none of the others. A step that cannot ask joins only while no question can be pending
+    before it: none is pending yet and no earlier member may ask.
     """
     first = plan.steps[start]
     batch = [first]
     members = {start}
+    asking = pending or first.may_ask
     for step in plan.steps[start + 1 :]:
-        if not step.concurrent or values[step.index] is not unset or step.deferred != first.deferred:
+        if not step.concurrent or values[step.index] is not unset or (asking and not step.may_ask):
             break
         providers = {edge.provider.index for edge in step.edges}
         if providers & members or providers & set(blocked):
             break
         batch.append(step)
+        asking = asking or step.may_ask
         members.add(step.index)
     return batch
 

@@ -22,7 +22,9 @@ class Peer(Protocol):
     `notify` sends a notification related to the request being handled (progress, log).
     `request` sends a server-to-client request (handshake era only) and returns the raw
     `result`; it raises `MCPError` when the client answered with an error and
-    `NoBackChannel` when the transport cannot carry a request.
+    `NoBackChannel` when the transport cannot carry a request. `asking` is the wire key of
+    the resolver step that asks, when one does: a transport ignores it, an in-memory client
+    answers by it.
     """
 
     @property
@@ -32,7 +34,9 @@ class Peer(Protocol):
 
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None: ...
 
-    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]: ...
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]: ...
 
 
 class Connection:
@@ -91,9 +95,13 @@ class Connection:
         self.in_flight = {}
 
     @classmethod
-    def for_stream(cls) -> Connection:
-        """A stdio-like connection: the first accepted request picks the era for good."""
-        return cls("unset", locks_era=True)
+    def for_stream(cls, *, transport_cancels: bool = False) -> Connection:
+        """A stdio-like connection: the first accepted request picks the era for good.
+
+        A transport that takes `notifications/cancelled` itself (stdio does) passes
+        `transport_cancels=True`; an in-memory peer leaves the runner to cancel.
+        """
+        return cls("unset", locks_era=True, transport_cancels=transport_cancels)
 
     @classmethod
     def for_legacy_session(cls) -> Connection:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from typing_extensions import TypeVar
 
-from mcpdi.lowlevel._envelope import LOG_LEVELS, progress_token_of
+from mcpdi.lowlevel._envelope import LOG_LEVELS, Envelope, progress_token_of
 from mcpdi.lowlevel._errors import NoBackChannel
 from mcpdi.lowlevel._request_session import RequestSession, progress_params
 
@@ -30,7 +30,10 @@ class ServerRequestContext(Generic[LifespanT]):
     `protocol_version`, `client_capabilities` and `client_info` come from the request's own
     envelope at 2026-07-28 and from `initialize` in the handshake era. `log_level` is the
     level the client asked for (the envelope's `logLevel` opt-in at 2026-07-28;
-    `logging/setLevel` in the handshake era, read live from the connection).
+    `logging/setLevel` in the handshake era, read live from the connection). `principal` is
+    the caller `requestState` is sealed to when no bearer token names one (in-memory calls).
+    `on_failure` is told the exception behind an error result a handler returns instead of
+    raising (a failed tool call's `isError` result), so an in-process caller can raise it.
     """
 
     lifespan_context: LifespanT
@@ -45,6 +48,55 @@ class ServerRequestContext(Generic[LifespanT]):
     peer: Peer
     requested_log_level: str | None = None
     principal: Any = field(default=None)
+    on_failure: Callable[[Exception], None] | None = None
+
+    @classmethod
+    def for_request(
+        cls,
+        lifespan_context: LifespanT,
+        connection: Connection,
+        peer: Peer,
+        method: str,
+        *,
+        request_id: RequestId | None = None,
+        meta: Mapping[str, Any] | None = None,
+        envelope: Envelope | None = None,
+        principal: Any = None,
+        on_failure: Callable[[Exception], None] | None = None,
+    ) -> ServerRequestContext[LifespanT]:
+        """The context of one request: with an `envelope`, a 2026-07-28 request as its envelope
+        describes it; without, a handshake-era one as the connection's `initialize` did."""
+        if envelope is not None:
+            return cls(
+                lifespan_context,
+                envelope.protocol_version,
+                "modern",
+                method,
+                request_id,
+                meta,
+                envelope.client_capabilities,
+                envelope.client_info,
+                connection,
+                peer,
+                envelope.log_level,
+                principal,
+                on_failure,
+            )
+        return cls(
+            lifespan_context,
+            connection.protocol_version,
+            "legacy",
+            method,
+            request_id,
+            meta,
+            connection.client_capabilities,
+            connection.client_info,
+            connection,
+            peer,
+            None,
+            principal,
+            on_failure,
+        )
 
     @property
     def headers(self) -> Mapping[str, str] | None:
@@ -72,8 +124,12 @@ class ServerRequestContext(Generic[LifespanT]):
         """Send a notification related to this request."""
         await self.peer.notify(method, params)
 
-    async def send_request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    async def send_request(
+        self, method: str, params: Mapping[str, Any] | None = None, *, asking: str | None = None
+    ) -> dict[str, Any]:
         """Send a server-to-client request and return the client's raw `result` (handshake era only).
+
+        `asking` names the resolver step that asks (its wire key), for the peer (`Peer.request`).
 
         Raises `NoBackChannel` at 2026-07-28 (return an `InputRequiredResult` instead) or when
         the transport cannot carry it, and `MCPError` when the client answers with an error.
@@ -84,7 +140,7 @@ class ServerRequestContext(Generic[LifespanT]):
                 "return an InputRequiredResult with inputRequests instead"
             )
             raise NoBackChannel(method, reason)
-        return await self.peer.request(method, params)
+        return await self.peer.request(method, params, asking=asking)
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None

@@ -271,18 +271,14 @@ class Runner(Generic[LifespanT]):
     ) -> dict[str, Any]:
         method, version = request.method, envelope.protocol_version
         meta = cast("Mapping[str, Any]", (request.params or {}).get("_meta"))
-        context = ServerRequestContext(
-            lifespan_context=self.lifespan_context,
-            protocol_version=version,
-            era="modern",
-            method=method,
+        context = ServerRequestContext.for_request(
+            self.lifespan_context,
+            connection,
+            peer,
+            method,
             request_id=request.id,
             meta=meta,
-            client_capabilities=envelope.client_capabilities,
-            client_info=envelope.client_info,
-            connection=connection,
-            peer=peer,
-            requested_log_level=envelope.log_level,
+            envelope=envelope,
         )
         if method == "server/discover":
             self._parse_params(method, version, request.params, types.RequestParams)
@@ -344,17 +340,13 @@ class Runner(Generic[LifespanT]):
         params_type = types.SetLevelRequestParams if entry is None else entry.params_type
         params = self._parse_params(method, version, request.params, params_type)
         meta = (request.params or {}).get("_meta")
-        context = ServerRequestContext(
-            lifespan_context=self.lifespan_context,
-            protocol_version=connection.protocol_version,
-            era="legacy",
-            method=method,
+        context = ServerRequestContext.for_request(
+            self.lifespan_context,
+            connection,
+            peer,
+            method,
             request_id=request.id,
             meta=cast("Mapping[str, Any] | None", meta if isinstance(meta, Mapping) else None),
-            client_capabilities=connection.client_capabilities,
-            client_info=connection.client_info,
-            connection=connection,
-            peer=peer,
         )
         if entry is None:
             result = await self._set_level(context, cast("types.SetLevelRequestParams", params))

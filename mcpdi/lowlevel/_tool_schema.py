@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from mcpdi.lowlevel._connection import Connection
 from mcpdi.lowlevel._context import ServerRequestContext
+from mcpdi.lowlevel._envelope import Envelope
 from mcpdi.lowlevel._errors import NoBackChannel
 
 if TYPE_CHECKING:
@@ -37,7 +38,9 @@ class _SilentPeer:
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         return None
 
-    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]:
         raise NoBackChannel(method, "the server is listing its own tools")
 
 
@@ -71,17 +74,19 @@ async def find_tool_input_schema(
         )
     except ValidationError:
         capabilities = types.ClientCapabilities()
-    context = ServerRequestContext(
-        lifespan_context=runner.lifespan_context,
+    envelope = Envelope(
         protocol_version=version if isinstance(version, str) else LATEST_MODERN_VERSION,
-        era="modern",
-        method="tools/list",
-        request_id=None,
-        meta=meta,
         client_capabilities=capabilities,
         client_info=None,
-        connection=Connection.for_modern_request(),
-        peer=peer if peer is not None else _SilentPeer(),
+        log_level=None,
+    )
+    context = ServerRequestContext.for_request(
+        runner.lifespan_context,
+        Connection.for_modern_request(),
+        peer if peer is not None else _SilentPeer(),
+        "tools/list",
+        meta=meta,
+        envelope=envelope,
     )
     cursor: str | None = None
     seen: set[str] = set()

@@ -1,7 +1,7 @@
 """mcpdi.testing: call a server in memory, script the client's answers, override resolvers."""
 
-from mcpdi.testing._memory import Exchange as Exchange
-from mcpdi.testing._memory import InMemoryClient as InMemoryClient
+from mcpdi._in_memory._client import Exchange as Exchange
+from mcpdi._in_memory._client import InMemoryClient as InMemoryClient
 from mcpdi.testing._override import Overrides as Overrides
 from mcpdi.testing._override import override as override
 from mcpdi.testing._replies import Reply as Reply

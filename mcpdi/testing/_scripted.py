@@ -14,11 +14,11 @@ from typing import Any
 
 from mcp_types import CallToolResult
 
+from mcpdi._in_memory._client import ALL_CAPABILITIES, MODERN
+from mcpdi._in_memory._lifespan import Runnable, session_of
 from mcpdi.engine import Plan, Step
 from mcpdi.lowlevel._errors import MCPError
-from mcpdi.testing._memory import ALL_CAPABILITIES, MODERN
 from mcpdi.testing._replies import Reply
-from mcpdi.testing._session import Runnable, session_of
 
 __all__ = ("AskedQuestion", "ScriptedClient", "UnexpectedQuestion")
 

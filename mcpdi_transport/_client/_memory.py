@@ -38,7 +38,9 @@ class _ClientPeer:
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         await self._inbound.on_notification(method, _copy(params))
 
-    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]:
         result = await self._inbound.on_request(next(self._ids), method, _copy(params))
         return _copy(result) or {}
 

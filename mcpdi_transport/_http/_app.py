@@ -17,8 +17,8 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mcpdi import AuthSettings, TokenVerifier
-from mcpdi_transport._http._bearer import BearerGate, metadata_endpoint, metadata_paths
+from mcpdi import AuthSettings, TokenVerifier, from_address
+from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
 from mcpdi_transport._http._common import AppOptions, Running, header_values
 from mcpdi_transport._http._legacy import LegacyEndpoint
 from mcpdi_transport._http._modern import serve_modern_request
@@ -68,10 +68,12 @@ class _Endpoint:
             await PlainTextResponse(msg, status_code=503)(scope, receive, send)
             return
         version = header_values(scope).get("mcp-protocol-version")
-        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
-            await serve_modern_request(running, self.options, scope, receive, send)
-        else:
-            await self.legacy(running, scope, receive, send)
+        client = scope.get("client")
+        with from_address(None if client is None else str(client[0])):
+            if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+                await serve_modern_request(running, self.options, scope, receive, send)
+            else:
+                await self.legacy(running, scope, receive, send)
 
     def drain(self, grace: float) -> None:
         """Shutdown began: requests get `grace` seconds, then a JSON-RPC error; streams end.
@@ -163,6 +165,7 @@ def build_http_app(
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
     sse_retry_ms: int = 1000,
     max_sessions: int = 10_000,
+    max_sessions_per_peer: int = 1000,
     session_idle_timeout: float = 30 * 60.0,
     client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
@@ -189,6 +192,10 @@ def build_http_app(
     - `max_sessions`: at the cap, the least recently active session without an open
       stream is ended for a new one; `session_idle_timeout` ends sessions whose client has
       done nothing for that long, even while a request waits on that client.
+    - `max_sessions_per_peer`: sessions one peer may hold (one token's principal with bearer
+      auth, else one client address, an IPv6 /64); more get 429. At `max_sessions`, the
+      session ended for a newcomer is one of the peer holding the most. Behind a proxy,
+      let uvicorn take the client's address from `X-Forwarded-For` (`forwarded_allow_ips`).
     - `client_request_timeout`: seconds a server-to-client request (elicitation, sampling,
       roots) waits for the client's answer before the call fails with `-32001`.
     - `max_buffered_bytes`: events one session keeps for reading and resuming; past it the
@@ -213,6 +220,7 @@ def build_http_app(
         stateless=stateless,
         sse_retry_ms=sse_retry_ms,
         max_sessions=max_sessions,
+        max_sessions_per_peer=max_sessions_per_peer,
         session_idle_timeout=session_idle_timeout,
         client_request_timeout=client_request_timeout,
         max_buffered_bytes=max_buffered_bytes,
@@ -247,17 +255,30 @@ def build_http_app(
 
     mcp_endpoint: ASGIApp = endpoint
     metadata_routes: list[BaseRoute] = []
+    exempt_path: str | None = None
     if (token_verifier is None) != (auth is None):
         msg = "bearer auth needs both token_verifier= and auth=AuthSettings(...)"
         raise ValueError(msg)
     if token_verifier is not None and auth is not None:
-        mcp_endpoint = BearerGate(endpoint, token_verifier, auth, path)
-        metadata = metadata_endpoint(auth, path)
-        metadata_routes = [Route(p, endpoint=metadata, methods=["GET"]) for p in metadata_paths(auth)]
+        # The token is checked before the body is read: the body limit goes behind the gate.
+        limited = BodyLimit(endpoint, max_body_size=max_body_size, body_timeout=body_timeout)
+        mcp_endpoint = BearerGate(limited, token_verifier, auth, path, policy)
+        exempt_path = path
+        metadata = MetadataEndpoint(auth, path, policy)
+        metadata_routes = [Route(p, endpoint=metadata, methods=["GET"]) for p in metadata_paths(auth, path)]
+        if not auth.resource_server_url and not policy.check_host:
+            logger.warning(
+                "bearer auth without AuthSettings(resource_server_url=...) and without a Host check: "
+                "the auth challenge and metadata name whatever host the client sent; set "
+                "resource_server_url (or allowed_hosts)"
+            )
+    body_limit = Middleware(
+        BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout, exempt_path=exempt_path
+    )
     app = _MCPApp(
         mcp_path=path,
         mcp_endpoint=mcp_endpoint,
-        body_limit=Middleware(BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout),
+        body_limit=body_limit,
         debug=debug,
         routes=[Route(path, endpoint=mcp_endpoint), *metadata_routes, *routes],
         lifespan=lifespan,

@@ -12,6 +12,7 @@ import anyio
 from starlette.types import Receive, Scope, Send
 
 from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, encode_message, error_response, parse_json
+from mcpdi_transport._serving import serve_message
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -57,6 +58,7 @@ class AppOptions:
     client_request_timeout: float
     max_buffered_bytes: int
     session_id_prefix: str = ""
+    max_sessions_per_peer: int = 1000
 
 
 SHUTTING_DOWN: Final = "The server is shutting down"
@@ -174,7 +176,7 @@ async def handle_safely(
     *,
     cancel_scope: anyio.CancelScope | None = None,
 ) -> Any:
-    """`runner.handle`, with a failure of the runner itself answered as `-32603` instead of a 500.
+    """`serve_message` (a failure of the runner itself is `-32603`, not a 500), counted in flight.
 
     A request still running when the server stops (`Running.stop_requests`) is answered
     with `-32603` "The server is shutting down". The handler runs in `cancel_scope` (a new
@@ -185,10 +187,7 @@ async def handle_safely(
     with anyio.CancelScope() if cancel_scope is None else cancel_scope as scope:
         running.in_flight.add(scope)
         try:
-            return await running.runner.handle(message, connection, peer)
-        except Exception:
-            logger.exception("the runner failed on %s", message.get("method"))
-            return error_body(INTERNAL_ERROR, "Internal error", message["id"]) if is_request else None
+            return await serve_message(running.runner, message, connection, peer)
         finally:
             running.in_flight.discard(scope)
     if running.stopping and is_request:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import uuid
 from collections.abc import Mapping
@@ -12,6 +13,7 @@ from mcp_types import DEFAULT_NEGOTIATED_VERSION
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from mcpdi import get_access_token, principal_of
 from mcpdi.lowlevel import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -58,6 +60,38 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return next((v.decode("latin-1") for k, v in scope["headers"] if k == name), None)
 
 
+def peer_of(scope: Scope, principal: str | None) -> str:
+    """Whose share of the session table a new session counts against.
+
+    The token's principal when there is one, else the client's address (an IPv6 client by
+    its /64, which one host usually holds whole).
+    """
+    if principal is not None:
+        return f"principal {principal}"
+    client = scope.get("client")
+    address = str(client[0]) if client else ""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return f"address {address}"
+    if isinstance(parsed, ipaddress.IPv6Address) and parsed.ipv4_mapped is None:
+        return f"address {ipaddress.IPv6Network((parsed, 64), strict=False)}"
+    return (
+        f"address {parsed.ipv4_mapped or parsed}"
+        if isinstance(parsed, ipaddress.IPv6Address)
+        else f"address {parsed}"
+    )
+
+
+def caller_owns(session: LegacySession) -> bool:
+    """Whether the request being served carries the credential that created `session`."""
+    return session.principal == principal_of(get_access_token())
+
+
+async def reply_session_not_found(scope: Scope, receive: Receive, send: Send) -> None:
+    await json_reply(scope, receive, send, error_body(INVALID_REQUEST, "Session not found"), status=404)
+
+
 async def _reply_missing_session(scope: Scope, receive: Receive, send: Send) -> None:
     body = error_body(INVALID_REQUEST, "Bad Request: Missing session ID")
     await json_reply(scope, receive, send, body, status=400)
@@ -83,6 +117,8 @@ class LegacyEndpoint:
     def __init__(self, options: AppOptions) -> None:
         self.options = options
         self.sessions: dict[str, LegacySession] = {}
+        self.per_peer: dict[str, int] = {}
+        """How many of `sessions` each peer (`peer_of`) holds."""
         self.handle_message: MessageHandler = handle_safely
         """Serves one message of a session (sessions shared between processes also store what changed)."""
 
@@ -94,8 +130,16 @@ class LegacyEndpoint:
 
     # -- registry -----------------------------------------------------------------------------
 
+    def add_session(self, session: LegacySession) -> None:
+        self.sessions[session.session_id] = session
+        self.per_peer[session.peer] = self.per_peer.get(session.peer, 0) + 1
+
     def end_session(self, session: LegacySession) -> None:
-        self.sessions.pop(session.session_id, None)
+        if self.sessions.get(session.session_id) is session:
+            del self.sessions[session.session_id]
+            left = self.per_peer.pop(session.peer, 1) - 1
+            if left:
+                self.per_peer[session.peer] = left
         session.end()
 
     def end_all(self) -> None:
@@ -114,8 +158,16 @@ class LegacyEndpoint:
                 logger.info("ending idle session %s", session.session_id)
                 self.end_session(session)
 
+    def peer_at_cap(self, peer: str) -> bool:
+        """Whether `peer` holds `max_sessions_per_peer` sessions even after idle ones ended."""
+        if self.per_peer.get(peer, 0) < self.options.max_sessions_per_peer:
+            return False
+        self.sweep_idle()
+        return self.per_peer.get(peer, 0) >= self.options.max_sessions_per_peer
+
     def make_room(self) -> bool:
-        """At the session cap, end the least recently active session with no open stream.
+        """At the session cap, end a session with no open stream: the least recently active
+        one of the peer holding the most sessions (so that a peer filling the table ends its own).
 
         False when every session has a client connected right now (then a new one is refused).
         """
@@ -127,20 +179,27 @@ class LegacyEndpoint:
         abandoned = [session for session in self.sessions.values() if not session.connected]
         if not abandoned:
             return False
-        oldest = min(abandoned, key=lambda session: session.last_active)
-        logger.info("session cap reached: ending the least recently active session %s", oldest.session_id)
-        self.end_session(oldest)
+        per_peer = self.per_peer
+        victim = max(abandoned, key=lambda session: (per_peer.get(session.peer, 0), -session.last_active))
+        logger.info(
+            "session cap reached: ending session %s, the least recently active of its client's %d",
+            victim.session_id,
+            per_peer.get(victim.peer, 0),
+        )
+        self.end_session(victim)
         return True
 
-    def new_session(self) -> LegacySession:
+    def new_session(self, principal: str | None, peer: str) -> LegacySession:
         session = LegacySession(
             session_id=self.options.session_id_prefix + uuid.uuid4().hex
             if self.options.session_id_prefix
             else None,
+            principal=principal,
+            peer=peer,
             max_buffered_bytes=self.options.max_buffered_bytes,
             client_request_timeout=self.options.client_request_timeout,
         )
-        self.sessions[session.session_id] = session
+        self.add_session(session)
         return session
 
     # -- dispatch -----------------------------------------------------------------------------
@@ -157,10 +216,9 @@ class LegacyEndpoint:
         session_id = _header(scope, _SESSION_HEADER.encode())
         if session_id is not None and not stateless:
             session = self.sessions.get(session_id)
-            if session is None:
-                await json_reply(
-                    scope, receive, send, error_body(INVALID_REQUEST, "Session not found"), status=404
-                )
+            if session is None or not caller_owns(session):
+                # A session belongs to the credential that created it: to any other it does not exist.
+                await reply_session_not_found(scope, receive, send)
                 return
             session.touch()
         if method == "POST":
@@ -200,11 +258,20 @@ class LegacyEndpoint:
             if not is_initialize:
                 await _reply_missing_session(scope, receive, send)
                 return
+            principal = principal_of(get_access_token())
+            peer = peer_of(scope, principal)
+            if self.peer_at_cap(peer):
+                problem = (
+                    f"Too many open sessions for this client (max_sessions_per_peer="
+                    f"{self.options.max_sessions_per_peer}); end one with DELETE or try again later"
+                )
+                await json_reply(scope, receive, send, error_body(INVALID_REQUEST, problem), status=429)
+                return
             if not self.make_room():
                 problem = "Too many open sessions, each with a client connected; try again later"
                 await json_reply(scope, receive, send, error_body(INTERNAL_ERROR, problem), status=503)
                 return
-            session = self.new_session()
+            session = self.new_session(principal, peer)
         message = cast("Mapping[str, Any]", body)
         connection = session.connection if session is not None else self._stateless_connection(scope)
         extra = {_SESSION_HEADER: session.session_id} if session is not None else {}

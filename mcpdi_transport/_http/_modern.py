@@ -80,7 +80,9 @@ class _ExchangePeer:
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             logger.debug("dropped %s: the response stream is closed", method)
 
-    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]:
         raise NoBackChannel(method, "protocol 2026-07-28 has no server-to-client requests")
 
 

@@ -240,7 +240,9 @@ class BodyLimit:
 
     The body is read here (declared `Content-Length` first, then the bytes actually
     received) and replayed to the app, so an oversized body never reaches JSON parsing,
-    and a client trickling bytes cannot hold a request open for long.
+    and a client trickling bytes cannot hold a request open for long. Requests at
+    `exempt_path` pass untouched: their route applies its own limit (behind bearer auth,
+    which must answer before any body is read).
     """
 
     def __init__(
@@ -248,14 +250,16 @@ class BodyLimit:
         app: ASGIApp,
         max_body_size: int = DEFAULT_MAX_BODY_SIZE,
         body_timeout: float = DEFAULT_BODY_TIMEOUT,
+        exempt_path: str | None = None,
     ) -> None:
         self.app = app
         self.max_body_size = max_body_size
         self.body_timeout = body_timeout
+        self.exempt_path = exempt_path
         self._ticker: Ticker | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or (self.exempt_path is not None and scope["path"] == self.exempt_path):
             await self.app(scope, receive, send)
             return
         for name, value in scope["headers"]:

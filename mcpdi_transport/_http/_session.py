@@ -39,10 +39,16 @@ class LegacySession:
         self,
         *,
         session_id: str | None = None,
+        principal: str | None = None,
+        peer: str = "",
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
     ) -> None:
         self.session_id = session_id or uuid.uuid4().hex
+        self.principal = principal
+        """Who created the session (`principal_of` its token); to any other caller it does not exist."""
+        self.peer = peer
+        """Whose share of the session table it counts against (empty for a replica of a shared one)."""
         self.connection = Connection.for_legacy_session()
         self.streams: dict[str, EventStream] = {}
         self.standalone: EventStream | None = None
@@ -161,7 +167,9 @@ class StreamPeer:
         if self._stream is not None:
             self._stream.append(notification_message(method, params))
 
-    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]:
         session, stream = self._session, self._stream
         if session is None or stream is None:
             raise NoBackChannel(method, self._no_channel_reason)

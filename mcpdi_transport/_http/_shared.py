@@ -23,8 +23,7 @@ from mcp_types import ClientCapabilities, Implementation
 from pydantic import BaseModel
 from starlette.types import Message, Receive, Scope, Send
 
-from mcpdi import get_access_token
-from mcpdi.lowlevel import INTERNAL_ERROR, INVALID_REQUEST, Connection
+from mcpdi.lowlevel import INTERNAL_ERROR, Connection
 from mcpdi_transport._http._common import (
     AppOptions,
     Running,
@@ -33,7 +32,7 @@ from mcpdi_transport._http._common import (
     header_values,
     json_reply,
 )
-from mcpdi_transport._http._legacy import LegacyEndpoint
+from mcpdi_transport._http._legacy import LegacyEndpoint, caller_owns, reply_session_not_found
 from mcpdi_transport._http._session import LegacySession
 from mcpdi_transport._http._shared_streams import EVENT_ID, Mirror, MirroredStream, StoredStream
 from mcpdi_transport._http._sse import EventStream
@@ -47,11 +46,6 @@ logger = logging.getLogger("mcpdi_transport")
 
 _LOCAL_KEEP: Final = 60.0
 """Seconds a replica nobody uses stays in this process (the session itself lives on in the store)."""
-
-
-def _principal() -> list[str | None] | None:
-    token = get_access_token()
-    return None if token is None else [token.client_id, token.subject]
 
 
 def _wire(model: BaseModel) -> dict[str, Any]:
@@ -70,19 +64,21 @@ class SharedSession(LegacySession):
         self,
         *,
         session_id: str,
-        principal: list[str | None] | None,
+        principal: str | None,
+        peer: str,
         mirror: Mirror,
         max_buffered_bytes: int,
         client_request_timeout: float,
     ) -> None:
         super().__init__(
             session_id=session_id,
+            principal=principal,
+            peer=peer,
             max_buffered_bytes=max_buffered_bytes,
             client_request_timeout=client_request_timeout,
         )
         # Questions of one session are asked by several processes: ids must not collide.
         self.outbound = OutboundRequests(timeout=client_request_timeout, id_prefix=f"{secrets.token_hex(4)}-")
-        self.principal = principal
         self.record: str | None = None
         """The record as last stored or loaded; None until `initialize` stored it."""
         self._mirror = mirror
@@ -166,20 +162,21 @@ class SharedLegacyEndpoint(LegacyEndpoint):
 
     # -- replicas -----------------------------------------------------------------------------
 
-    def _add_session(self, session_id: str, principal: list[str | None] | None) -> SharedSession:
+    def _add_session(self, session_id: str, principal: str | None, peer: str = "") -> SharedSession:
         session = SharedSession(
             session_id=session_id,
             principal=principal,
+            peer=peer,
             mirror=self.mirror,
             max_buffered_bytes=self.options.max_buffered_bytes,
             client_request_timeout=self.options.client_request_timeout,
         )
-        self.sessions[session_id] = session
+        self.add_session(session)
         self._by_connection[id(session.connection)] = session
         return session
 
-    def new_session(self) -> LegacySession:
-        return self._add_session(self.options.session_id_prefix + uuid.uuid4().hex, _principal())
+    def new_session(self, principal: str | None, peer: str) -> LegacySession:
+        return self._add_session(self.options.session_id_prefix + uuid.uuid4().hex, principal, peer)
 
     def end_session(self, session: LegacySession) -> None:
         """End this process's replica (the stored session is ended by DELETE or expiry)."""
@@ -264,11 +261,8 @@ class SharedLegacyEndpoint(LegacyEndpoint):
         session = await self._attach(session_id)
         if session is None:
             return True
-        if session.principal != _principal():
-            # A session belongs to the credential that created it: to any other it does not exist.
-            await json_reply(
-                scope, receive, send, error_body(INVALID_REQUEST, "Session not found"), status=404
-            )
+        if not caller_owns(session):
+            await reply_session_not_found(scope, receive, send)
             return False
         method = scope["method"]
         if method == "DELETE":

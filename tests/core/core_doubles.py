@@ -52,7 +52,9 @@ class RecordingPeer:
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         self.notifications.append((method, params))
 
-    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]:
         self.requests.append((method, params))
         assert self._answer is not None, "this test did not expect a server-to-client request"
         return self._answer(method, params)

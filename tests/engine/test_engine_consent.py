@@ -1,29 +1,17 @@
-"""Consent before side effects: steps that cannot ask wait for a round without pending questions,
-and a refused answer ends the round before anything else runs or is asked."""
+"""The author's order decides: steps before a question run before it is put (checks first), steps
+that cannot ask and come after a pending question wait for its answer (consent before side
+effects), and a refused answer ends the round before anything else runs or is asked."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Annotated, Any
 
 import pytest
+from engine_questions import Confirm
 
-from mcpdi.engine import Adapter, Answer, Asked, Edge, NeedsInput, Question, Resolve, compile_plan
+from mcpdi.engine import Adapter, Answer, Asked, Edge, NeedsInput, Resolve, ResolverError, compile_plan
 
 pytestmark = pytest.mark.anyio
-
-
-class Confirm(Question):
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def render(self) -> Mapping[str, Any]:
-        return {"text": self.text}
-
-    def resolve_answer(self, payload: Any) -> Any:
-        return payload == "yes"
 
 
 class Refused(Exception):
@@ -65,9 +53,9 @@ async def receipt(tx: Annotated[str, Resolve(charge_card)]) -> str:
 
 
 async def pay(
+    ok: Annotated[bool, Resolve(confirm_payment)],
     tx: Annotated[str, Resolve(charge_card)],
     sent: Annotated[str, Resolve(receipt)],
-    ok: Annotated[bool, Resolve(confirm_payment)],
 ) -> str:
     log.append("pay")
     return sent
@@ -78,17 +66,17 @@ def answered(needs: Any, payload: str) -> dict[str, Answer]:
     return {a.key: Answer(a.digest, payload) for a in needs.questions}
 
 
-def test_steps_that_cannot_ask_and_feed_no_asking_step_come_after_every_step_that_may_ask() -> None:
+def test_the_run_order_is_the_authors_order_with_providers_first() -> None:
     plan = compile_plan(pay, adapt=refuse_no)
-    assert [(s.name, s.may_ask, s.deferred) for s in plan.steps] == [
-        ("amount", False, False),  # confirm_payment needs it
-        ("confirm_payment", True, False),
-        ("charge_card", False, True),
-        ("receipt", False, True),
+    assert [(s.name, s.may_ask) for s in plan.steps] == [
+        ("amount", False),
+        ("confirm_payment", True),
+        ("charge_card", False),
+        ("receipt", False),
     ]
 
 
-async def test_a_round_that_ends_with_questions_does_not_run_the_deferred_steps() -> None:
+async def test_a_round_that_ends_with_questions_stops_at_the_first_step_that_cannot_ask() -> None:
     plan = compile_plan(pay, adapt=refuse_no)
     log.clear()
     first = await plan.run({})
@@ -99,7 +87,7 @@ async def test_a_round_that_ends_with_questions_does_not_run_the_deferred_steps(
     assert log == ["amount", "confirm_payment", "charge_card", "receipt", "pay"]
 
 
-async def test_a_refused_answer_ends_the_round_before_the_deferred_steps_run() -> None:
+async def test_a_refused_answer_ends_the_round_before_the_steps_after_the_question_run() -> None:
     plan = compile_plan(pay, adapt=refuse_no)
     first = await plan.run({})
     log.clear()
@@ -114,6 +102,146 @@ async def test_a_refused_answer_ends_the_round_before_the_deferred_steps_run() -
     with pytest.raises(Refused):
         await plan.run({}, ask=say_no)
     assert log == ["amount", "confirm_payment"]
+
+
+class OutOfStock(Exception):
+    pass
+
+
+async def check_stock(title: str) -> int:
+    log.append("check_stock")
+    if title == "Emma":
+        raise OutOfStock(title)
+    return 3
+
+
+async def confirm_order(title: str) -> Confirm:
+    log.append("confirm_order")
+    return Confirm(f"Order {title}?")
+
+
+async def place_order(title: str) -> str:
+    log.append("place_order")
+    return f"order for {title}"
+
+
+async def order(
+    title: str,
+    stock: Annotated[int, Resolve(check_stock)],
+    ok: Annotated[bool, Resolve(confirm_order)],
+    placed: Annotated[str, Resolve(place_order)],
+) -> str:
+    return placed
+
+
+async def test_a_check_before_a_question_refuses_the_call_before_the_question_is_put() -> None:
+    plan = compile_plan(order, adapt=refuse_no)
+    asked: list[str] = []
+
+    async def ask(question: Asked) -> Any:
+        asked.append(question.step.name)
+        return "yes"
+
+    log.clear()
+    with pytest.raises(ResolverError, match="check_stock") as refused:
+        await plan.run({"title": "Emma"}, ask=ask)
+    assert isinstance(refused.value.__cause__, OutOfStock)
+    assert (asked, log) == ([], ["check_stock"])
+    with pytest.raises(ResolverError, match="check_stock"):
+        await plan.run({"title": "Emma"})  # in rounds: the first round refuses, nothing is asked
+    assert log == ["check_stock", "check_stock"]
+
+    log.clear()
+    assert await plan.run({"title": "Dune"}, ask=ask) == "order for Dune"
+    assert log == ["check_stock", "confirm_order", "place_order"]
+    log.clear()
+    first = await plan.run({"title": "Dune"})
+    assert log == ["check_stock", "confirm_order"]
+    assert await plan.run({"title": "Dune"}, answers=answered(first, "yes")) == "order for Dune"
+    assert log == ["check_stock", "confirm_order", "check_stock", "confirm_order", "place_order"]
+
+
+async def second_confirmation() -> Confirm:
+    log.append("second_confirmation")
+    return Confirm("Gift-wrap it?")
+
+
+async def wrapped(
+    title: str,
+    ok: Annotated[bool, Resolve(confirm_order)],
+    placed: Annotated[str, Resolve(place_order)],
+    wrap: Annotated[bool, Resolve(second_confirmation)],
+) -> str:
+    return f"{placed}, wrapped"
+
+
+async def unwrapped(
+    title: str,
+    ok: Annotated[bool, Resolve(confirm_order)],
+    wrap: Annotated[bool, Resolve(second_confirmation)],
+    placed: Annotated[str, Resolve(place_order)],
+) -> str:
+    return f"{placed}, wrapped"
+
+
+async def test_independent_questions_are_put_in_one_round_unless_a_step_that_cannot_ask_is_between() -> None:
+    together = compile_plan(unwrapped, adapt=refuse_no)
+    log.clear()
+    first = await together.run({"title": "Dune"})
+    assert [a.step.name for a in first.questions] == ["confirm_order", "second_confirmation"]  # type: ignore[union-attr]
+    assert await together.run({"title": "Dune"}, answers=answered(first, "yes")) == "order for Dune, wrapped"
+
+    apart = compile_plan(wrapped, adapt=refuse_no)
+    log.clear()
+    first = await apart.run({"title": "Dune"})
+    assert [a.step.name for a in first.questions] == ["confirm_order"]  # type: ignore[union-attr]
+    second = await apart.run({"title": "Dune"}, answers=answered(first, "yes"))
+    assert [a.step.name for a in second.questions] == ["second_confirmation"]  # type: ignore[union-attr]
+    assert log == ["confirm_order", "confirm_order", "place_order", "second_confirmation"]
+    answers = answered(first, "yes") | answered(second, "yes")
+    assert await apart.run({"title": "Dune"}, answers=answers) == "order for Dune, wrapped"
+
+    asked: list[str] = []
+
+    async def ask(question: Asked) -> Any:
+        asked.append(question.step.name)
+        log.append(f"asked {question.step.name}")
+        return "yes"
+
+    log.clear()
+    assert await apart.run({"title": "Dune"}, ask=ask) == "order for Dune, wrapped"
+    assert log == [
+        "confirm_order",
+        "asked confirm_order",
+        "place_order",
+        "second_confirmation",
+        "asked second_confirmation",
+    ]
+
+
+async def concurrent_confirmation() -> Any:
+    log.append("concurrent_confirmation")
+    return Confirm("Go?")
+
+
+async def concurrent_effect() -> str:
+    log.append("concurrent_effect")
+    return "done"
+
+
+async def together(
+    ok: Annotated[bool, Resolve(concurrent_confirmation, concurrent=True)],
+    effect: Annotated[str, Resolve(concurrent_effect, concurrent=True)],
+) -> str:
+    return effect
+
+
+async def test_a_step_that_cannot_ask_does_not_run_together_with_a_question_before_it() -> None:
+    plan = compile_plan(together, adapt=refuse_no)
+    log.clear()
+    first = await plan.run({})
+    assert log == ["concurrent_confirmation"]
+    assert await plan.run({}, answers=answered(first, "yes")) == "done"
 
 
 async def first_question() -> Any:

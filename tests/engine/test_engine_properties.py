@@ -216,13 +216,14 @@ def test_a_round_finished_after_a_question_computes_what_the_straight_path_compu
 class Carry(Question):
     """Asks, and whatever the answer says, resolves to the value the step would have returned."""
 
-    __slots__ = ("value",)
+    __slots__ = ("asker", "value")
 
-    def __init__(self, value: int) -> None:
+    def __init__(self, value: int, asker: int | None = None) -> None:
         self.value = value
+        self.asker = asker  # named: no other step asks the same question
 
     def render(self) -> Mapping[str, Any]:
-        return {"carry": self.value}
+        return {"carry": self.value} if self.asker is None else {"carry": self.value, "asker": self.asker}
 
     def resolve_answer(self, payload: Any) -> Any:
         return self.value
@@ -241,11 +242,13 @@ Root = str  # "async", "sync" (offloaded: it may join the last hop) or "inline"
 
 
 @st.composite
-def failing_graphs(draw: st.DrawFn) -> tuple[Dag, set[int], Failure, list[bool], list[bool], Root]:
+def failing_graphs(draw: st.DrawFn) -> tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int]]:
     size, providers, _ = draw(dags())
     mostly_false = st.sampled_from([False, False, True])  # sync and offloaded: long hops are common
     is_async = draw(st.lists(mostly_false, min_size=size, max_size=size))
     askers = draw(st.sets(st.integers(min_value=0, max_value=size - 1), min_size=1, max_size=3))
+    # Steps annotated `-> int` cannot ask: a round with a pending question stops at them.
+    plain = draw(st.sets(st.sampled_from(range(size)))) - askers
     edges = [(i, j) for i in range(size) for j in providers[i]]
     kinds: list[list[Failure]] = [[None], [("root", 0)], [("resolver", i) for i in range(size)]]
     if edges:
@@ -254,7 +257,7 @@ def failing_graphs(draw: st.DrawFn) -> tuple[Dag, set[int], Failure, list[bool],
     keyword = draw(st.lists(st.booleans(), min_size=size, max_size=size))
     inline = draw(st.lists(mostly_false, min_size=size, max_size=size))
     root: Root = draw(st.sampled_from(["async", "sync", "inline"]))
-    return (size, providers, is_async), askers, failure, keyword, inline, root
+    return (size, providers, is_async), askers, failure, keyword, inline, root, plain
 
 
 def outcome(run: Any, *args: Any) -> tuple[str, Any]:
@@ -268,24 +271,28 @@ def outcome(run: Any, *args: Any) -> tuple[str, Any]:
     return ("needs", value) if isinstance(value, NeedsInput) else ("value", value)
 
 
-@settings(max_examples=150, deadline=None)
-@given(failing_graphs())
-def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptions_as_the_straight_path(
-    case: tuple[Dag, set[int], Failure, list[bool], list[bool], Root],
-) -> None:
-    (size, providers, is_async), askers, failure, keyword, inline, root = case
-    namespace: dict[str, Any] = {"Annotated": Annotated, "Resolve": Resolve, "Carry": Carry, "Boom": Boom}
+def source_of(
+    case: tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int]], logged: bool
+) -> str:
+    """f0..f{size-1} and a root for a `failing_graphs` case; `logged`: each step logs its number."""
+    (size, providers, is_async), askers, failure, keyword, inline, root, plain = case
     lines: list[str] = []
     for i in range(size):
         params = [f"p{j}: 'Annotated[int, Resolve(f{j}, inline={inline[j]})]'" for j in providers[i]]
         if keyword[i] and params:
             params = ["*", *params]
-        lines.append(f"{'async def' if is_async[i] else 'def'} f{i}({', '.join(['ask: bool', *params])}):")
+        returns = " -> int" if i in plain else ""
+        lines.append(
+            f"{'async def' if is_async[i] else 'def'} f{i}({', '.join(['ask: bool', *params])}){returns}:"
+        )
+        if logged:
+            lines.append(f"    log.append({i})")
         if failure == ("resolver", i):
             lines.append(f"    raise Boom({i})")
         total = " + ".join([str(i), *(f"p{j}" for j in providers[i])])
         if i in askers:
-            lines.append(f"    return Carry({total}) if ask else {total}")
+            asker = f", {i}" if logged else ""
+            lines.append(f"    return Carry({total}{asker}) if ask else {total}")
         else:
             lines.append(f"    return {total}")
     params = ", ".join(f"p{i}: 'Annotated[int, Resolve(f{i}, inline={inline[i]})]'" for i in range(size))
@@ -293,7 +300,17 @@ def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptio
     if failure == ("root", 0):
         lines.append("    raise Boom('root')")
     lines.append(f"    return {' + '.join(['0', *(f'p{i}' for i in range(size))])}")
-    exec("\n".join(lines), namespace)
+    return "\n".join(lines)
+
+
+@settings(max_examples=150, deadline=None)
+@given(failing_graphs())
+def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptions_as_the_straight_path(
+    case: tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int]],
+) -> None:
+    _, askers, failure, _, _, root, _ = case
+    namespace: dict[str, Any] = {"Annotated": Annotated, "Resolve": Resolve, "Carry": Carry, "Boom": Boom}
+    exec(source_of(case, logged=False), namespace)
 
     def adapt(edge: Edge) -> Adapter | None:
         if edge.consumer == "root":
@@ -321,3 +338,48 @@ def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptio
             answers |= {a.key: Answer(a.digest, None) for a in rounds[1].questions}
             rounds = outcome(run, {"ask": True}, EMPTY, answers)
         assert rounds == straight
+
+
+@settings(max_examples=100, deadline=None)
+@given(failing_graphs())
+def test_a_step_that_cannot_ask_never_runs_while_a_question_before_it_is_pending(
+    case: tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int]],
+) -> None:
+    (size, providers, is_async), askers, _, keyword, inline, root, plain = case
+    case = ((size, providers, is_async), askers, None, keyword, inline, root, plain)  # nothing fails
+    namespace: dict[str, Any] = {"Annotated": Annotated, "Resolve": Resolve, "Carry": Carry, "log": []}
+    exec(source_of(case, logged=True), namespace)
+    plan = compile_plan(namespace["root"], root_inline=root == "inline")
+    position = {int(step.name.removeprefix("f")): step.index for step in plan.steps}
+    log: list[int] = namespace["log"]
+
+    asked: list[int] = []
+
+    async def ask(question: Asked) -> Any:
+        asked.append(int(question.step.name.removeprefix("f")))
+        log.append(-1 - asked[-1])  # where the question was put among the steps
+        return None
+
+    anyio.run(plan.run, {"ask": True}, EMPTY, None, ask)
+    # Asking mid-call: every step once, in run order, each question put right after its step.
+    expected: list[int] = []
+    for step in plan.steps:
+        expected += [int(step.name.removeprefix("f"))]
+        if int(step.name.removeprefix("f")) in askers:
+            expected.append(-1 - int(step.name.removeprefix("f")))
+    assert log == expected
+
+    answers: dict[str, Answer] = {}
+    for _ in range(len(askers) + 1):
+        log.clear()
+        result = anyio.run(plan.run, {"ask": True}, EMPTY, answers)
+        if not isinstance(result, NeedsInput):
+            break
+        first_pending = min(position[int(a.step.name.removeprefix("f"))] for a in result.questions)
+        for ran in log:
+            if ran in plain:
+                assert position[ran] < first_pending, "a step that cannot ask ran after a pending question"
+        answers |= {a.key: Answer(a.digest, None) for a in result.questions}
+    else:
+        raise AssertionError("more rounds than questions")
+    assert result == anyio.run(plan.run, {"ask": False})

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 import pytest
+from engine_questions import Confirm
 
 from mcpdi.engine import (
     Adapter,
@@ -24,19 +25,6 @@ from mcpdi.engine import (
 )
 
 pytestmark = pytest.mark.anyio
-
-
-class Confirm(Question):
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def render(self) -> Mapping[str, Any]:
-        return {"text": self.text}
-
-    def resolve_answer(self, payload: Any) -> Any:
-        return payload == "yes"
 
 
 runs: list[str] = []

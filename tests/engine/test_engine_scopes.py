@@ -5,11 +5,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator
 from typing import Annotated, Any
 
 import anyio
 import pytest
+from engine_questions import Confirm
 from inline_snapshot import snapshot
 
 from mcpdi.engine import (
@@ -19,7 +20,6 @@ from mcpdi.engine import (
     InvalidSignature,
     MissingArgument,
     NeedsInput,
-    Question,
     Resolve,
     ResolverError,
     compile_plan,
@@ -215,19 +215,6 @@ async def test_an_app_scoped_resolver_never_asks_its_value_is_kept_as_is() -> No
         ("settings", "app", False),
         ("client", "app", False),
     ]
-
-
-class Confirm(Question):
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def render(self) -> Mapping[str, Any]:
-        return {"text": self.text}
-
-    def resolve_answer(self, payload: Any) -> Any:
-        return payload == "yes"
 
 
 quotes: list[int] = []

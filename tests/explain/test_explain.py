@@ -142,12 +142,12 @@ def test_the_worst_case_is_the_longest_chain_of_dependent_questions() -> None:
     assert explained.worst_case_rounds == 3
     assert [(node.name, node.asks, node.round) for node in explained.nodes] == [
         ("pick_size", ("elicitation/create",), 1),
+        ("price", (), None),  # it cannot ask: it waits for the answer to pick_size's question
         ("pick_colour", ("elicitation/create",), 2),
         ("find_folder", ("roots/list",), 3),
-        ("price", (), None),  # it cannot ask and feeds no question: it waits for the last round
     ]
     assert explained.capabilities == ("elicitation", "roots")
-    assert explained.nodes[2].inputs[1].source == "context"
+    assert explained.nodes[3].inputs[1].source == "context"
 
 
 def test_max_rounds_refuses_a_graph_that_can_ask_longer() -> None:
@@ -173,7 +173,7 @@ def test_max_rounds_accepts_a_graph_within_it_and_rejects_nonsense() -> None:
 def test_plain_engine_plans_explain_their_question_classes() -> None:
     plan = compile_plan(order, context_types=(Context,))
     explained = explain(plan)
-    assert [node.asks for node in explained.nodes] == [("Elicit",), ("Elicit",), ("ListRoots",), ()]
+    assert [node.asks for node in explained.nodes] == [("Elicit",), (), ("Elicit",), ("ListRoots",)]
     assert explained.worst_case_rounds == 3
     assert explained.capabilities == ()
 
@@ -206,3 +206,43 @@ def test_questions_of_locally_defined_resolvers_are_named() -> None:
     (explained,) = mcp.explain("leave")
     assert explained.nodes[0].asks == ("elicitation/create",)
     assert explained.capabilities == ("elicitation",)
+
+
+def ask_gift() -> Elicit[Colour]:
+    return Elicit("Wrapping colour?", Colour)
+
+
+def reserve(size: Annotated[Size, Resolve(pick_size)]) -> str:
+    return f"reserved {size.size}"
+
+
+def test_a_resolver_that_cannot_ask_between_two_questions_puts_the_second_in_a_later_round() -> None:
+    def apart(
+        size: Annotated[Size, Resolve(pick_size)],
+        held: Annotated[str, Resolve(reserve)],
+        gift: Annotated[Colour, Resolve(ask_gift)],
+    ) -> str:
+        return held
+
+    def together(
+        size: Annotated[Size, Resolve(pick_size)],
+        gift: Annotated[Colour, Resolve(ask_gift)],
+        held: Annotated[str, Resolve(reserve)],
+    ) -> str:
+        return held
+
+    mcp = MCPServer("Tailor")
+    mcp.tool()(together)
+    (explained,) = mcp.explain("together")
+    assert [(node.name, node.round) for node in explained.nodes] == [
+        ("pick_size", 1),
+        ("ask_gift", 1),
+        ("reserve", None),
+    ]
+    assert explained.worst_case_rounds == 1
+    with pytest.raises(InvalidSignature) as caught:
+        mcp.tool(max_rounds=1)(apart)
+    message = re.sub(r"tests/explain/test_explain\.py:\d+", "HERE", str(caught.value))
+    assert message == snapshot(
+        "Tool 'apart' (HERE) can ask in 2 rounds, over max_rounds=1: each of pick_size (HERE) -> ask_gift (HERE) asks after the one before has its answer. Ask for several fields in one Elicit form, make a resolver independent of an earlier answer, or raise max_rounds."
+    )

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mcpdi import MCPServer
-from mcpdi.testing._memory import ALL_CAPABILITIES, InMemoryClient, Script
+from mcpdi._in_memory._client import ALL_CAPABILITIES, InMemoryClient, Script
 
 ERAS = ("2025-11-25", "2026-07-28")
 

@@ -39,6 +39,13 @@ def shop() -> tuple[MCPServer, list[Any]]:
 
     @mcp.tool()
     async def order(
+        item: str, ok: Annotated[Confirm, Resolve(confirm)], db: Annotated[str, Resolve(database)]
+    ) -> str:
+        log.append("body")
+        return f"{item} stored in {db}"
+
+    @mcp.tool()
+    async def order_early(
         item: str, db: Annotated[str, Resolve(database)], ok: Annotated[Confirm, Resolve(confirm)]
     ) -> str:
         log.append("body")
@@ -75,6 +82,22 @@ async def test_a_declined_question_never_opens_the_resource(era: str) -> None:
     with pytest.raises(ToolError):
         await mcp.call_tool("order", {"item": "book"}, answers=decline, protocol_version=era)
     assert log == []
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_cleanup_resolver_before_the_question_opens_before_it_is_asked(era: str) -> None:
+    mcp, log = shop()
+
+    def answer(method: str, params: Any) -> Any:
+        log.append("asked")
+        return {"action": "decline"}
+
+    with pytest.raises(ToolError):
+        await mcp.call_tool("order_early", {"item": "book"}, answers=answer, protocol_version=era)
+    if era == "2025-11-25":  # one round; the refusal is thrown in at the yield
+        assert log == ["open", "asked"]
+    else:  # the first round ends with the question, the second with the refusal
+        assert log == ["open", ("close", RoundOutcome.SUSPENDED), "asked", "open"]
 
 
 @pytest.mark.parametrize("era", ERAS)

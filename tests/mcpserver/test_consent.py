@@ -53,7 +53,15 @@ def payment_server() -> tuple[MCPServer, list[str], list[str]]:
     @mcp.tool()
     async def pay(
         ok: Annotated[Confirm, Resolve(confirm_payment)],
+        receipt: Annotated[Confirm, Resolve(confirm_receipt)],
         tx: Annotated[str, Resolve(charge_card)],
+    ) -> str:
+        return f"paid {tx}, receipt={receipt.sure}"
+
+    @mcp.tool()
+    async def pay_then_ask(
+        ok: Annotated[Confirm, Resolve(confirm_payment)],
+        tx: Annotated[str, Resolve(charge_card, scope="call")],
         receipt: Annotated[Confirm, Resolve(confirm_receipt)],
     ) -> str:
         return f"paid {tx}, receipt={receipt.sure}"
@@ -167,3 +175,52 @@ async def test_a_question_answered_in_an_earlier_round_is_not_put_again_by_anoth
     result = await mcp.call_tool("ship", {}, answers=answer, protocol_version=era)
     assert text_of(result) == "True True"
     assert asked == ["Ship abroad?"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_charge_between_two_questions_happens_after_the_first_and_before_the_second(era: str) -> None:
+    mcp, charges, _ = payment_server()
+    events: list[str] = []
+
+    def answer(method: str, params: Any) -> Any:
+        events.append(f"{params['message']} ({len(charges)} charged)")
+        if params["message"] == "Email a receipt?":
+            return {"action": "decline"}
+        return {"action": "accept", "content": {"sure": True}}
+
+    with pytest.raises(ToolError, match="parameter 'receipt' could not resolve: elicitation was decline"):
+        await mcp.call_tool("pay_then_ask", {}, answers=answer, protocol_version=era)
+    assert events == ["Pay 100 EUR? (0 charged)", "Email a receipt? (1 charged)"]
+    assert charges == ["charged"], "a call-scoped charge runs once, whichever round asks next"
+
+
+@pytest.mark.parametrize("era", ERAS)
+async def test_a_check_before_the_question_refuses_the_call_before_anyone_is_asked(era: str) -> None:
+    mcp = MCPServer("Shop")
+    asked: list[str] = []
+
+    async def check_stock(title: str) -> int:
+        if title == "Emma":
+            raise ToolError(f"{title} is out of stock")
+        return 3
+
+    async def confirm_order(title: str) -> Elicit[Confirm]:
+        return Elicit(f"Order {title}?", Confirm)
+
+    @mcp.tool()
+    async def order(
+        title: str,
+        stock: Annotated[int, Resolve(check_stock)],
+        ok: Annotated[Confirm, Resolve(confirm_order)],
+    ) -> str:
+        return f"ordered {title} ({stock} left)"
+
+    def answer(method: str, params: Any) -> Any:
+        asked.append(params["message"])
+        return {"action": "accept", "content": {"sure": True}}
+
+    with pytest.raises(ToolError, match=r"^Error executing tool order: Emma is out of stock$"):
+        await mcp.call_tool("order", {"title": "Emma"}, answers=answer, protocol_version=era)
+    assert asked == []
+    result = await mcp.call_tool("order", {"title": "Dune"}, answers=answer, protocol_version=era)
+    assert (text_of(result), asked) == ("ordered Dune (3 left)", ["Order Dune?"])

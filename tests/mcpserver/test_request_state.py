@@ -11,7 +11,7 @@ from inline_snapshot import snapshot
 from pydantic import BaseModel
 
 from mcpdi import Elicit, MCPServer, RequestStateSecurity, Resolve
-from mcpdi.testing._memory import InMemoryClient
+from mcpdi.testing import InMemoryClient
 
 from .conftest import answers, connect
 

@@ -9,8 +9,8 @@ from inline_snapshot import snapshot
 from pydantic import BaseModel
 
 from mcpdi import Elicit, MCPServer, RequestStateSecurity, Resolve
-from mcpdi._round_state import AskedQuestion, BodyState, Outcome, RoundState
-from mcpdi._state import CallBinding, InvalidRequestState
+from mcpdi._state._round import AskedQuestion, BodyState, Outcome, RoundState
+from mcpdi._state._security import CallBinding, InvalidRequestState
 
 from .conftest import connect
 

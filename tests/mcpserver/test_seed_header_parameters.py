@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field, WithJsonSchema
 from seed_lowlevel_server import IMPORTS, SCHEMA_BY_NAME, TOOL, run_seed
 
 from mcpdi import Context, Header, InvalidSignature, MCPServer, Resolve, Server, ServerRequestContext
-from mcpdi.testing._memory import InMemoryClient
+from mcpdi.testing import InMemoryClient
 from mcpdi.types import ListToolsResult, PaginatedRequestParams, Tool
 
 from .conftest import connect

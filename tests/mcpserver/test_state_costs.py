@@ -14,9 +14,9 @@ from pydantic import BaseModel
 
 from mcpdi import Elicit, HmacCodec, InvalidRequestState, MCPServer, RequestStateSecurity, Resolve, Sample
 from mcpdi._rounds import validated_payload
-from mcpdi._state import CallBinding
-from mcpdi._state_codec import MAX_PAYLOAD_SIZE, StateTooLarge, pack_payload, unpack_payload
-from mcpdi.testing._memory import InMemoryClient
+from mcpdi._state._codec import MAX_PAYLOAD_SIZE, StateTooLarge, pack_payload, unpack_payload
+from mcpdi._state._security import CallBinding
+from mcpdi.testing import InMemoryClient
 
 from .conftest import connect
 

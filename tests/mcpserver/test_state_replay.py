@@ -12,9 +12,19 @@ import pytest
 from inline_snapshot import snapshot
 from pydantic import BaseModel
 
-from mcpdi import Elicit, MCPServer, MemoryReplayStore, ReplayStore, RequestStateSecurity, Resolve
-from mcpdi._state import CallBinding, InvalidRequestState
-from mcpdi.testing._memory import InMemoryClient
+from mcpdi import (
+    AccessToken,
+    Elicit,
+    MCPServer,
+    MemoryReplayStore,
+    ReplayStore,
+    RequestStateSecurity,
+    Resolve,
+    authenticated,
+    from_address,
+)
+from mcpdi._state._security import CallBinding, InvalidRequestState
+from mcpdi.testing import InMemoryClient
 
 from .conftest import connect
 
@@ -235,6 +245,24 @@ async def test_redeem_claims_the_state_id_until_the_token_expires() -> None:
         await policy.redeem(token, CALL)
     assert await store.claim("another", NOW + 100)
     assert len(store) == 1  # the expired id was dropped
+
+
+async def test_a_peer_holding_half_of_a_nearly_full_store_waits_for_its_ids_to_expire() -> None:
+    clock = Clock()
+    store = MemoryReplayStore(max_entries=8, clock=clock)
+    with from_address("10.0.0.1"):
+        flood = [await store.claim(f"f{n}", NOW + 10) for n in range(8)]
+        with authenticated(AccessToken(token="t", client_id="app", scopes=[], subject="ada")):
+            ada = [await store.claim(f"a{n}", NOW + 10) for n in range(3)]
+    with from_address("10.0.0.2"):
+        other = [await store.claim("o1", NOW + 20)]
+    clock.now = NOW + 10  # the flood's ids expire, and with them its share
+    with from_address("10.0.0.1"):
+        later = [await store.claim(f"g{n}", NOW + 30) for n in range(4)]
+    assert flood == [True] * 6 + [False] * 2
+    assert ada == [True, True, False]  # the store is full: no peer gets more
+    assert other == [False]
+    assert later == [True] * 4
 
 
 async def test_a_full_store_refuses_new_states_rather_than_forget_live_ones(

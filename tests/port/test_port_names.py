@@ -15,7 +15,7 @@ NOT_PORTED = {
     "MethodBinding": "protocol extensions are not supported",
     "require_client_extension": "protocol extensions are not supported",
     "DEFAULT_RESOURCE_SECURITY": "the template-variable policy has its own names",
-    "RequestStateCodec": "mcpdi's codec protocol is `StateCodec` in mcpdi._state",
+    "RequestStateCodec": "mcpdi's codec protocol is `StateCodec` in mcpdi._state._codec",
     "AESGCMRequestStateCodec": "an AEAD codec is a `StateCodec` you plug in",
     "RequestStateBoundary": "sealing is built into MCPServer, not a middleware",
     "authenticated_principal": "the principal is the verified AccessToken (get_access_token)",

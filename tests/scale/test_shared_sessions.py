@@ -244,3 +244,27 @@ def test_a_redis_that_goes_away_fails_the_session_requests_clearly_and_they_reco
             assert text_of(call(deployed.us, initialize(deployed.eu), "whoami", {}, 6)) == "us1"
     finally:
         stop(redis.process)
+
+
+@pytest.mark.anyio
+async def test_a_session_id_naming_another_kind_of_key_is_404(deployment: Deployment) -> None:
+    import redis.asyncio
+
+    session_id = initialize(deployment.eu)
+    assert text_of(call(deployment.eu, session_id, "whoami", {}, 1)) == "eu1"
+    store = redis.asyncio.Redis.from_url(deployment.redis.url)
+    try:
+        streams = [key.decode() async for key in store.scan_iter(f"mcpdi:session:events:{session_id}:*")]
+        stream_key = streams[0]
+        await store.rpush("mcpdi:session:record:a-list", "x")  # in the records' own namespace
+        await store.hset("mcpdi:session:a-hash", "x", "y")
+        for name in ("a-list", "a-hash", stream_key.removeprefix("mcpdi:session:"), "bus"):
+            for method in ("GET", "DELETE", "POST"):
+                content = request(2, "tools/list") if method == "POST" else None
+                response = httpx2.request(method, deployment.us, content=content, headers=headers(name))
+                assert response.status_code == 404, (name, method, response.text)
+                assert response.json()["error"] == {"code": -32600, "message": "Session not found"}
+        assert await store.type(stream_key) == b"stream"  # left as it was
+    finally:
+        await store.aclose()
+    assert text_of(call(deployment.us, session_id, "whoami", {}, 3)) == "us1"

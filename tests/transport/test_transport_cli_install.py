@@ -106,3 +106,54 @@ def test_each_client_reads_its_own_file() -> None:
     )
     assert config_path("claude-code", home=home, cwd=cwd) == Path("/work/shop/.mcp.json")
     assert config_path("cursor", home=home, cwd=cwd) == Path("/home/ada/.cursor/mcp.json")
+
+
+def _odd_config(tmp_path: Path, kind: str) -> Path:
+    if kind == "not UTF-8":
+        config = tmp_path / "latin.json"
+        config.write_bytes(b'{"mcpServers": {"Caf\xe9": {}}}')
+    elif kind == "dangling link":
+        config = tmp_path / "link.json"
+        config.symlink_to(tmp_path / "missing" / "config.json")
+    elif kind == "directory":
+        config = tmp_path / "folder.json"
+        config.mkdir()
+    else:
+        (tmp_path / "plain").write_text("x")
+        config = tmp_path / "plain" / "config.json"
+    return config
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason"),
+    [
+        ("not UTF-8", "{config} is not UTF-8 text; fix or move it, then install again"),
+        (
+            "dangling link",
+            "cannot use {config} as the config file: it is a link to {tmp}/missing/config.json, "
+            "which does not exist; pass --config with another path",
+        ),
+        (
+            "directory",
+            "cannot use {config} as the config file: it is a directory; pass --config with another path",
+        ),
+        (
+            "below a file",
+            "cannot use {config} as the config file: a part of its path is a file, not a directory; "
+            "pass --config with another path",
+        ),
+    ],
+    ids=["not-utf8", "dangling-link", "directory", "below-a-file"],
+)
+def test_an_unusable_config_path_is_one_line_and_left_untouched(
+    tmp_path: Path, kind: str, reason: str
+) -> None:
+    (tmp_path / "shop.py").write_text(SHOP)
+    config = _odd_config(tmp_path, kind)
+    before = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    done = mcpdi("install", "cursor", "shop.py", "--config", str(config), cwd=tmp_path, home=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr == f"mcpdi: {reason.format(config=config, tmp=tmp_path)}\n"
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == before
+    if kind == "not UTF-8":
+        assert config.read_bytes() == b'{"mcpServers": {"Caf\xe9": {}}}'

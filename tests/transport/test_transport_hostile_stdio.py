@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import sys
 from typing import Any
 
@@ -102,3 +103,36 @@ async def test_an_unanswered_question_to_the_client_times_out_as_an_error_on_its
     assert cancelled["params"]["requestId"] == question["id"]
     assert failed["id"] == 11
     assert failed["error"]["code"] == -32001
+
+
+def garbage_lines(count: int) -> list[bytes]:
+    """Binary lines that are never JSON nor blank: NULs, CR before the newline, bytes that are not UTF-8."""
+    chaos = random.Random(13)
+    lines = []
+    for index in range(count):
+        noise = bytes(chaos.randrange(256) for _ in range(chaos.choice((1, 40, 700))))
+        line = b"\x00" + noise.replace(b"\n", b"\x00")
+        lines.append(line + b"\r" if index % 3 == 0 else line)
+    return lines
+
+
+async def test_a_flood_of_binary_lines_gets_one_error_each_and_the_call_after_it_is_answered() -> None:
+    process, session = await start()
+    async with process:
+        lines = garbage_lines(200)
+        lines.insert(100, b"A" * (6 * 1024 * 1024))  # over the line limit: skipped whole
+        assert session.process.stdin is not None
+        await session.process.stdin.send(b"\n".join(lines) + b"\n")
+        await session.send(call(21, "echo", arguments={"text": "still here"}))
+        rest = await session.close_stdin_and_wait()
+    answers: list[dict[str, Any]] = [json.loads(line) for line in rest.splitlines() if line]
+    refusals = [answer for answer in answers if answer.get("id") is None]
+    assert [answer["error"]["code"] for answer in refusals] == [-32700] * 201
+    assert [answer for answer in answers if answer.get("id") == 21] == [
+        {
+            "jsonrpc": "2.0",
+            "id": 21,
+            "result": {"content": [{"type": "text", "text": "still here"}], "isError": False},
+        }
+    ]
+    assert process.returncode == 0

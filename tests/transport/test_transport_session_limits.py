@@ -8,9 +8,11 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from transport_asgi import LEGACY_HEADERS, http_client, initialize_body, streaming
+from inline_snapshot import snapshot
+from transport_asgi import LEGACY_HEADERS, http_client, initialize_body, streaming, uvicorn_serving
 from transport_sample_server import server
 
+from mcpdi import AccessToken, AuthSettings
 from mcpdi_transport._http._app import build_http_app
 from mcpdi_transport._http._legacy import LegacyEndpoint
 from mcpdi_transport._http._sse import ByteBudget, EventStream
@@ -141,3 +143,69 @@ async def test_a_reader_behind_dropped_events_skips_to_the_oldest_one_kept() -> 
     stream.close()
     frames = [frame async for frame in stream.follow(0)]
     assert [frame.split(b"\r\n")[0] for frame in frames] == [b"id: 1-1", b"id: 1-2"]
+
+
+def client_from(address: str, port: int) -> httpx2.AsyncClient:
+    """A client whose connections come from `address` (any 127.x.y.z is this machine)."""
+    transport = httpx2.AsyncHTTPTransport(local_address=address)
+    return httpx2.AsyncClient(transport=transport, base_url=f"http://127.0.0.1:{port}", timeout=10)
+
+
+@pytest.mark.slow
+async def test_a_peer_at_its_session_cap_is_refused_while_other_peers_open_theirs() -> None:
+    async with (
+        uvicorn_serving(server, max_sessions_per_peer=3) as port,
+        client_from("127.0.0.2", port) as greedy,
+        client_from("127.0.0.3", port) as other,
+    ):
+        held = [await open_session(greedy) for _ in range(3)]
+        refused = await greedy.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
+        others = [await open_session(other) for _ in range(3)]
+        assert (await greedy.delete("/mcp", headers=held[0])).status_code == 200
+        again = await greedy.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
+    assert refused.status_code == 429
+    assert refused.json()["error"] == snapshot(
+        {
+            "code": -32600,
+            "message": "Too many open sessions for this client (max_sessions_per_peer=3); "
+            "end one with DELETE or try again later",
+        }
+    )
+    assert len({headers["mcp-session-id"] for headers in others}) == 3
+    assert again.status_code == 200
+
+
+@pytest.mark.slow
+async def test_a_peer_filling_the_session_table_ends_its_own_sessions_not_another_peer_s() -> None:
+    async with (
+        uvicorn_serving(server, max_sessions=4) as port,
+        client_from("127.0.0.2", port) as greedy,
+        client_from("127.0.0.3", port) as other,
+    ):
+        kept = await open_session(other)
+        greedy_sessions = [await open_session(greedy) for _ in range(10)]
+        served = await other.post("/mcp", json=call(2, "echo", {"text": "still here"}), headers=kept)
+        newest = await greedy.post("/mcp", json=call(3, "echo", {"text": "x"}), headers=greedy_sessions[-1])
+        oldest = await greedy.post("/mcp", json=call(4, "echo", {"text": "x"}), headers=greedy_sessions[0])
+    assert served.status_code == 200
+    assert "still here" in served.text
+    assert (newest.status_code, oldest.status_code) == (200, 404)
+
+
+class NamedTokens:
+    async def verify_token(self, token: str) -> AccessToken | None:
+        return AccessToken(token=token, client_id=token, scopes=[])
+
+
+async def test_with_bearer_auth_each_principal_has_its_own_share_whatever_its_address() -> None:
+    auth = AuthSettings(issuer_url="https://auth.example")
+    app = build_http_app(server, token_verifier=NamedTokens(), auth=auth, max_sessions_per_peer=2)
+    async with http_client(app) as client:
+        statuses: dict[str, list[int]] = {}
+        for name in ("ada", "bo"):
+            sent = {**LEGACY_HEADERS, "authorization": f"Bearer {name}"}
+            statuses[name] = [
+                (await client.post("/mcp", json=initialize_body(), headers=sent)).status_code
+                for _ in range(3)
+            ]
+    assert statuses == {"ada": [200, 200, 429], "bo": [200, 200, 429]}

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from functools import partial
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import anyio
 import anyio.abc
 import httpx2
 import pytest
-from transport_asgi import MODERN_META, modern_headers
+from transport_asgi import MODERN_META, modern_headers, uvicorn_serving
 from transport_sample_server import server
 
 from mcpdi_transport._http._uvicorn import RateLimitedLogs
-from mcpdi_transport._serve import serve_http
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -28,15 +25,8 @@ needs_httptools = pytest.mark.skipif(
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": MODERN_META}}
 
 
-@asynccontextmanager
-async def running_server(**options: Any) -> AsyncIterator[int]:
-    async with anyio.create_task_group() as group:
-        with anyio.fail_after(30):
-            port = await group.start(
-                partial(serve_http, server, "127.0.0.1", 0, log_level="warning", **options)
-            )
-        yield port
-        group.cancel_scope.cancel()
+def running_server(**options: Any) -> AbstractAsyncContextManager[int]:
+    return uvicorn_serving(server, **options)
 
 
 async def closed_by_server(connection: anyio.abc.SocketStream) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import anyio
@@ -39,6 +40,20 @@ def initialize_body(version: str = "2025-11-25", id_: int = 1) -> dict[str, Any]
             "clientInfo": {"name": "raw-client", "version": "0.0.1"},
         },
     }
+
+
+@asynccontextmanager
+async def uvicorn_serving(server: Any, **options: Any) -> AsyncIterator[int]:
+    """`serve_http(server, **options)` on 127.0.0.1 and a free port, in a task group; yields the port."""
+    from mcpdi_transport._serve import serve_http
+
+    async with anyio.create_task_group() as group:
+        with anyio.fail_after(30):
+            port = await group.start(
+                partial(serve_http, server, "127.0.0.1", 0, log_level="warning", **options)
+            )
+        yield port
+        group.cancel_scope.cancel()
 
 
 @asynccontextmanager

@@ -22,9 +22,9 @@ from typing import Any, Protocol
 import anyio
 import anyio.lowlevel
 
+from mcpdi._in_memory._client import InMemoryClient, Script
 from mcpdi.lowlevel._connection import Connection
 from mcpdi.lowlevel._runner import Runner
-from mcpdi.testing._memory import InMemoryClient, Script
 
 __all__ = ("MemorySession", "session_of")
 

@@ -12,8 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-from mcpdi._replay import MemoryReplayStore, ReplayStore
-from mcpdi._state_codec import (
+from mcpdi._state._codec import (
     COMPRESS_ABOVE,
     MAX_PAYLOAD_SIZE,
     MIN_KEY_BYTES,
@@ -29,6 +28,7 @@ from mcpdi._state_codec import (
     pack_payload,
     unpack_payload,
 )
+from mcpdi._state._replay import MemoryReplayStore, ReplayStore
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, MCPError
 
 __all__ = (

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 
-from mcpdi._rounds import ASKING
+from mcpdi._in_memory._rounds import InputRequired, answer_rounds
 from mcpdi.lowlevel._connection import Connection
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.lowlevel._runner import Runner
@@ -53,12 +53,14 @@ class ScriptedPeer:
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         self.notifications.append((method, params))
 
-    async def request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]:
         self.requests.append((method, params))
         if self.script is None:
             msg = f"the in-memory client has no answer for {method!r}; pass a script"
             raise MCPError(-32601, msg)
-        return wire_answer(self.script(ASKING.get(), method, params))
+        return wire_answer(self.script(asking, method, params))
 
 
 @dataclass
@@ -154,34 +156,42 @@ class InMemoryClient:
         """A request, answering `inputRequests` from the script until the result is complete."""
         base = dict(params or {})
         asked_before = len(self.peer.requests)
-        response = await self.send(method, base)
-        exchange = Exchange(response)
         self.round = 1
-        while self.modern and response.get("result", {}).get("resultType") == "input_required":
-            if exchange.rounds >= max_rounds:
-                msg = f"still input_required after {max_rounds} rounds"
+        exchange = Exchange({})
+
+        def answer(
+            round_number: int, key: str, method: str, params: Mapping[str, Any] | None
+        ) -> dict[str, Any]:
+            self.round = round_number
+            exchange.asked.append((method, params))
+            if self.peer.script is None:
+                msg = f"the server asked {method!r} and the client has no script"
                 raise AssertionError(msg)
-            result: dict[str, Any] = response["result"]
-            requests: dict[str, dict[str, Any]] = result.get("inputRequests") or {}
-            answers: dict[str, Any] = {}
-            self.round = exchange.rounds
-            for key, request in requests.items():
-                asked_method: str = request["method"]
-                asked_params: Mapping[str, Any] | None = request.get("params")
-                exchange.asked.append((asked_method, asked_params))
-                if self.peer.script is None:
-                    msg = f"the server asked {asked_method!r} and the client has no script"
-                    raise AssertionError(msg)
-                answers[key] = wire_answer(self.peer.script(key, asked_method, asked_params))
+            return wire_answer(self.peer.script(key, method, params))
+
+        async def resend(answers: dict[str, Any], state: str | None) -> dict[str, Any]:
             retry = {**base, "inputResponses": answers}
-            if "requestState" in result:
-                retry["requestState"] = result["requestState"]
-            response = await self.send(method, retry)
-            exchange.response = response
-            exchange.rounds += 1
+            if state is not None:
+                retry["requestState"] = state
+            return await self.send(method, retry)
+
+        exchange.response, exchange.rounds = await answer_rounds(
+            await self.send(method, base),
+            input_required=self._input_required,
+            answer=answer,
+            resend=resend,
+            max_rounds=max_rounds,
+            what=method,
+        )
         if not self.modern:
             exchange.asked.extend(self.peer.requests[asked_before:])
         return exchange
+
+    def _input_required(self, response: dict[str, Any]) -> InputRequired | None:
+        result = response.get("result")
+        if not self.modern or result is None or result.get("resultType") != "input_required":
+            return None
+        return InputRequired(result.get("inputRequests") or {}, result.get("requestState"))
 
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, **options: Any

@@ -16,7 +16,7 @@ except ImportError as error:  # pragma: no cover - exercised with the package hi
     msg = "AesGcmCodec needs the cryptography package; install it with: pip install 'mcpdi[crypto]'"
     raise ImportError(msg) from error
 
-from mcpdi._state_codec import InvalidRequestState, b64url_encode, key_bytes, token_body
+from mcpdi._state._codec import InvalidRequestState, b64url_encode, ring_secrets, token_body
 
 __all__ = ("AesGcmCodec",)
 
@@ -41,16 +41,9 @@ class AesGcmCodec:
     __slots__ = ("_ring", "_sealing_kid")
 
     def __init__(self, keys: Sequence[bytes | str]) -> None:
-        if isinstance(keys, str | bytes):
-            msg = "AesGcmCodec takes a sequence of keys; wrap a single key in a list: AesGcmCodec([key])"
-            raise TypeError(msg)
-        if not keys:
-            msg = "AesGcmCodec needs at least one key; the first one seals"
-            raise ValueError(msg)
         ring: dict[bytes, list[AESGCM]] = {}
         kids: list[bytes] = []
-        for position, key in enumerate(keys, start=1):
-            secret = key_bytes(position, key)
+        for secret in ring_secrets("AesGcmCodec", keys):
             kid = hmac.digest(secret, _KID_INFO, "sha256")[:_KID_BYTES]
             derived = HKDF(algorithm=SHA256(), length=32, salt=None, info=_KDF_INFO).derive(secret)
             ring.setdefault(kid, []).append(AESGCM(derived))

@@ -6,10 +6,14 @@ import heapq
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Final, Protocol
 
-__all__ = ("DEFAULT_MAX_ENTRIES", "MemoryReplayStore", "ReplayStore")
+from mcpdi._auth import get_access_token, principal_of
+
+__all__ = ("DEFAULT_MAX_ENTRIES", "MemoryReplayStore", "ReplayStore", "current_peer", "from_address")
 
 logger = logging.getLogger("mcpdi")
 
@@ -35,10 +39,14 @@ class MemoryReplayStore:
     """The ids of one process, dropped when they expire, at most `max_entries` at a time.
 
     When it is full of live ids, new claims fail (the rounds of new calls are refused until
-    ids expire) rather than forget a live id, which would let its token be replayed.
+    ids expire) rather than forget a live id, which would let its token be replayed. So that
+    one client cannot fill it for everyone, once it is three quarters full a claim by the
+    peer holding half of its live ids or more is refused: the other peers keep the last
+    quarter. A peer is the authenticated principal, else the address a transport names
+    (`from_address`); the peers behind one proxy without auth are one peer.
     """
 
-    __slots__ = ("_clock", "_expires", "_expiry_order", "_lock", "max_entries")
+    __slots__ = ("_clock", "_expires", "_expiry_order", "_held", "_lock", "max_entries")
 
     def __init__(
         self, *, max_entries: int = DEFAULT_MAX_ENTRIES, clock: Callable[[], float] = time.time
@@ -48,8 +56,9 @@ class MemoryReplayStore:
             raise ValueError(msg)
         self.max_entries = max_entries
         self._clock = clock
-        self._expires: dict[str, float] = {}
+        self._expires: dict[str, tuple[float, str]] = {}  # id -> (expiry, peer)
         self._expiry_order: list[tuple[float, str]] = []
+        self._held: dict[str, int] = {}  # peer -> live ids
         # Claims never await, so one event loop needs no lock; the lock covers servers run in threads.
         self._lock = threading.Lock()
 
@@ -61,19 +70,31 @@ class MemoryReplayStore:
 
     def _claim_now(self, state_id: str, expires_at: float) -> bool:
         """`claim` without the coroutine: True the first time `state_id` is seen while live."""
+        peer = current_peer()
         with self._lock:
             now = self._clock()
             self._drop_expired(now)
             if state_id in self._expires:
                 return False
-            if len(self._expires) >= self.max_entries:
+            live = len(self._expires)
+            if live >= self.max_entries:
                 logger.warning(
                     "requestState replay store is full (%d live ids); refusing a round. Raise "
                     "MemoryReplayStore(max_entries=...) or plug in a shared store",
                     self.max_entries,
                 )
                 return False
-            self._expires[state_id] = expires_at
+            held = self._held.get(peer, 0)
+            if 4 * live >= 3 * self.max_entries and 2 * held >= live:
+                logger.warning(
+                    "requestState replay store: refusing a round of %s, which holds %d of its %d live ids",
+                    peer,
+                    held,
+                    live,
+                )
+                return False
+            self._expires[state_id] = (expires_at, peer)
+            self._held[peer] = held + 1
             heapq.heappush(self._expiry_order, (expires_at, state_id))
             return True
 
@@ -81,4 +102,34 @@ class MemoryReplayStore:
         order = self._expiry_order
         while order and order[0][0] <= now:
             _, state_id = heapq.heappop(order)
-            self._expires.pop(state_id, None)
+            dropped = self._expires.pop(state_id, None)
+            if dropped is not None:
+                peer = dropped[1]
+                left = self._held[peer] - 1
+                if left:
+                    self._held[peer] = left
+                else:
+                    del self._held[peer]
+
+
+_ADDRESS: ContextVar[str | None] = ContextVar("mcpdi_peer_address", default=None)
+
+
+@contextmanager
+def from_address(address: str | None) -> Generator[None]:
+    """Run a request's handling as coming from `address` (for transports: the client's address),
+    the peer a `MemoryReplayStore` counts it to when the caller is not authenticated."""
+    reset = _ADDRESS.set(address)
+    try:
+        yield
+    finally:
+        _ADDRESS.reset(reset)
+
+
+def current_peer() -> str:
+    """Who is claiming: the authenticated principal, else the transport's address, else "local"."""
+    principal = principal_of(get_access_token())
+    if principal is not None:
+        return f"principal {principal}"
+    address = _ADDRESS.get()
+    return "local" if address is None else f"address {address}"

@@ -22,9 +22,9 @@ __all__ = (
     "b64url_decode",
     "b64url_encode",
     "compact_json",
-    "key_bytes",
     "opener_of",
     "pack_payload",
+    "ring_secrets",
     "unpack_payload",
 )
 
@@ -181,7 +181,18 @@ def unpack_payload(data: bytes, *, max_size: int = MAX_PAYLOAD_SIZE) -> Any:
         raise InvalidRequestState(msg) from None
 
 
-def key_bytes(position: int, key: object) -> bytes:
+def ring_secrets(codec: str, keys: Sequence[bytes | str]) -> tuple[bytes, ...]:
+    """A key ring as bytes, first key first; refused with advice unless it holds long secrets."""
+    if isinstance(keys, str | bytes):
+        msg = f"{codec} takes a sequence of keys; wrap a single key in a list: {codec}([key])"
+        raise TypeError(msg)
+    if not keys:
+        msg = f"{codec} needs at least one key; the first one seals"
+        raise ValueError(msg)
+    return tuple(_key_bytes(position, key) for position, key in enumerate(keys, start=1))
+
+
+def _key_bytes(position: int, key: object) -> bytes:
     """A ring key as bytes (str keys are UTF-8), refused with advice when it is not a long secret."""
     if isinstance(key, str):
         key = key.encode("utf-8")
@@ -212,15 +223,8 @@ class HmacCodec:
     __slots__ = ("_ring",)
 
     def __init__(self, keys: Sequence[bytes | str]) -> None:
-        if isinstance(keys, str | bytes):
-            msg = "HmacCodec takes a sequence of keys; wrap a single key in a list: HmacCodec([key])"
-            raise TypeError(msg)
-        if not keys:
-            msg = "HmacCodec needs at least one key; the first one seals"
-            raise ValueError(msg)
         ring: list[tuple[bytes, bytes]] = []
-        for position, key in enumerate(keys, start=1):
-            secret = key_bytes(position, key)
+        for secret in ring_secrets("HmacCodec", keys):
             kid = hmac.digest(secret, b"mcpdi/request-state/v1/kid", "sha256")[:_KID_BYTES]
             ring.append((kid, hmac.digest(secret, b"mcpdi/request-state/v1/mac", "sha256")))
         self._ring: tuple[tuple[bytes, bytes], ...] = tuple(ring)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 from mcp_types import (
     CallToolRequestParams,
@@ -22,12 +22,14 @@ from mcp_types import (
 )
 from pydantic import ValidationError
 
+from mcpdi._in_memory._client import ALL_CAPABILITIES, MODERN, Script, ScriptedPeer, wire_answer
+from mcpdi._in_memory._lifespan import session_of
+from mcpdi._in_memory._rounds import InputRequired, answer_rounds
 from mcpdi.lowlevel._connection import Connection
 from mcpdi.lowlevel._context import ServerRequestContext
+from mcpdi.lowlevel._envelope import Envelope
 from mcpdi.lowlevel._errors import INVALID_PARAMS, METHOD_NOT_FOUND, MCPError
 from mcpdi.lowlevel._server import Server
-from mcpdi.testing._memory import ALL_CAPABILITIES, MODERN, Script, ScriptedPeer, wire_answer
-from mcpdi.testing._session import session_of
 
 __all__ = ("call_tool_directly",)
 
@@ -38,13 +40,16 @@ _IDS = itertools.count(1)
 class _Client:
     """What one protocol version and set of capabilities fix for every call: parsed once."""
 
-    __slots__ = ("capabilities", "stream", "version")
+    __slots__ = ("capabilities", "envelope", "stream", "version")
 
     def __init__(self, version: str, capabilities: Mapping[str, Any]) -> None:
         self.version = version
         self.capabilities = ClientCapabilities.model_validate(dict(capabilities))
         self.stream: Connection | None = None
-        if version < MODERN:
+        self.envelope: Envelope | None = None
+        if version >= MODERN:
+            self.envelope = Envelope(version, self.capabilities, _CLIENT_INFO, None)
+        else:
             stream = Connection.for_stream()
             stream.era = "legacy"
             stream.protocol_version = version
@@ -71,6 +76,13 @@ def _wire(value: Any) -> dict[str, Any]:
     return value.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+def _input_required(result: CallToolResult | InputRequiredResult) -> InputRequired | None:
+    if not isinstance(result, InputRequiredResult):
+        return None
+    requests = {key: _wire(request) for key, request in (result.input_requests or {}).items()}
+    return InputRequired(requests, result.request_state)
+
+
 async def call_tool_directly(
     server: Any,
     lowlevel: Server[Any],
@@ -81,6 +93,8 @@ async def call_tool_directly(
     protocol_version: str,
     capabilities: Mapping[str, Any] | None,
     headers: Mapping[str, str] | None,
+    principal: Any = None,
+    on_failure: Callable[[Exception], None] | None = None,
     max_rounds: int = 10,
 ) -> CallToolResult:
     """Call `name` through `lowlevel`'s `tools/call` handler with the lifespan of `server`'s session."""
@@ -89,34 +103,38 @@ async def call_tool_directly(
     if entry is None:
         raise MCPError(METHOD_NOT_FOUND, "Method not found: tools/call")
     client = _client(protocol_version, capabilities)
-    modern = client.stream is None
     peer = ScriptedPeer(script, headers)
     try:
         params = CallToolRequestParams(name=name, arguments=dict(arguments))
     except ValidationError as error:
         raise MCPError(INVALID_PARAMS, f"Invalid params for tools/call: {error}") from None
-    for _ in range(max_rounds):
-        context = ServerRequestContext(
-            lifespan_context=runner.lifespan_context,
-            protocol_version=client.version,
-            era="modern" if modern else "legacy",
-            method="tools/call",
+
+    async def call(params: CallToolRequestParams) -> CallToolResult | InputRequiredResult:
+        context = ServerRequestContext.for_request(
+            runner.lifespan_context,
+            Connection.for_modern_request() if client.stream is None else client.stream,
+            peer,
+            "tools/call",
             request_id=next(_IDS),
-            meta=None,
-            client_capabilities=client.capabilities,
-            client_info=_CLIENT_INFO,
-            connection=Connection.for_modern_request() if client.stream is None else client.stream,
-            peer=peer,
+            envelope=client.envelope,
+            principal=principal,
+            on_failure=on_failure,
         )
-        result = await entry.handler(context, params)
-        if not isinstance(result, InputRequiredResult):
-            return result
-        answers: dict[str, Any] = {}
-        for key, request in (result.input_requests or {}).items():
-            asked = _wire(request)
-            answers[key] = wire_answer(script(key, asked["method"], asked.get("params")))
-        params = CallToolRequestParams(
-            name=name, arguments=dict(arguments), input_responses=answers, request_state=result.request_state
+        return await entry.handler(context, params)
+
+    async def resend(answers: dict[str, Any], state: str | None) -> CallToolResult | InputRequiredResult:
+        return await call(
+            CallToolRequestParams(
+                name=name, arguments=dict(arguments), input_responses=answers, request_state=state
+            )
         )
-    msg = f"tool {name!r} still asked for input after {max_rounds} rounds"
-    raise AssertionError(msg)
+
+    result, _ = await answer_rounds(
+        await call(params),
+        input_required=_input_required,
+        answer=lambda _round, key, method, params: wire_answer(script(key, method, params)),
+        resend=resend,
+        max_rounds=max_rounds,
+        what=f"tool {name!r}",
+    )
+    return cast("CallToolResult", result)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
-from mcpdi._state_codec import InvalidRequestState
+from mcpdi._state._codec import InvalidRequestState
 
 __all__ = ("ROUND_STATE_VERSION", "AskedQuestion", "BodyState", "Outcome", "RoundState")
 
