@@ -13,7 +13,6 @@ import pydantic_core
 from mcp_types import (
     Annotations,
     BlobResourceContents,
-    Icon,
     InputRequiredResult,
     ReadResourceRequestParams,
     ReadResourceResult,
@@ -27,6 +26,7 @@ from mcpdi._arguments import ArgumentsModel, ArgumentsPlan, dump_arguments, plan
 from mcpdi._context import Context
 from mcpdi._deferred import Deferred
 from mcpdi._errors import ResourceError, ResourceNotFoundError
+from mcpdi._options import ResourceOptions
 from mcpdi._registration import compile_mcp_plan, fields_as_typed, function_name, published_description
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._rounds import CallTarget, Pending, run_request
@@ -82,21 +82,16 @@ def _template_pattern(template: str) -> UriMatcher:
 def compile_resource(
     fn: Callable[..., Any],
     uri: str,
-    *,
-    name: str | None,
-    title: str | None,
-    description: str | None,
-    mime_type: str | None,
-    icons: list[Icon] | None,
+    options: ResourceOptions,
     localns: Mapping[str, Any] | None,
+    *,
+    security: ResourceSecurity,
     validate_resolvers: bool = False,
-    security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY,
-    annotations: Annotations | None = None,
-    meta: dict[str, Any] | None = None,
 ) -> RegisteredResource:
     """Compile `fn` into a resource, or a template when `uri` has `{parameters}`."""
+    title, icons, annotations, meta = options.title, options.icons, options.annotations, options.meta
     fn_name = function_name(fn)
-    resource_name = name or fn_name
+    resource_name = options.name or fn_name
     plan = compile_mcp_plan(fn, resource_name, localns, validate_resolvers=validate_resolvers)
     in_uri = list(parse_uri_template(uri, location=plan.location).variable_names)
     taken = [argument.name for argument in plan.arguments]
@@ -116,7 +111,8 @@ def compile_resource(
     arguments = plan_arguments(
         f"{fn_name}Arguments", plan.arguments, owner=resource_name, location=plan.location
     )
-    doc = published_description(fn, description)
+    doc = published_description(fn, options.description)
+    mime_type = options.mime_type
     if mime_type is None:
         # What a client may expect before reading: bytes travel as a blob, everything else as text.
         mime_type = "application/octet-stream" if plan.hints.get("return") is bytes else "text/plain"
