@@ -146,13 +146,15 @@ def compile_resource(
 
 
 def _contents(
-    uri: str, value: Any, mime_type: str | None
+    uri: str, value: Any, mime_type: str | None, meta: dict[str, Any] | None
 ) -> list[TextResourceContents | BlobResourceContents]:
+    """The read's contents; `meta` (the resource's `meta=`) travels with them, as in the SDK."""
     if isinstance(value, bytes):
         blob = base64.b64encode(value).decode()
-        return [BlobResourceContents(uri=uri, blob=blob, mime_type=mime_type or "application/octet-stream")]
+        mime_type = mime_type or "application/octet-stream"
+        return [BlobResourceContents(uri=uri, blob=blob, mime_type=mime_type, _meta=meta)]
     text = value if isinstance(value, str) else pydantic_core.to_json(value, fallback=str, indent=2).decode()
-    return [TextResourceContents(uri=uri, text=text, mime_type=mime_type or "text/plain")]
+    return [TextResourceContents(uri=uri, text=text, mime_type=mime_type or "text/plain", _meta=meta)]
 
 
 async def read_resource(
@@ -191,7 +193,7 @@ async def read_resource(
         )
         if isinstance(value, Pending):
             return value.result
-        return ReadResourceResult(contents=_contents(uri, value, resource.mime_type))
+        return ReadResourceResult(contents=_contents(uri, value, resource.mime_type, resource.wire.meta))
     except MCPError:
         raise
     except Exception as error:

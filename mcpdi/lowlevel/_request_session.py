@@ -17,9 +17,10 @@ def progress_params(
     token: str | int, progress: float, total: float | None, message: str | None
 ) -> dict[str, Any]:
     """The params of `notifications/progress` (`total` and `message` only when given)."""
-    params: dict[str, Any] = {"progressToken": token, "progress": progress}
+    # Numbers as the schema types them (floats: `1` is sent as `1.0`, as the SDK sends it).
+    params: dict[str, Any] = {"progressToken": token, "progress": float(progress)}
     if total is not None:
-        params["total"] = total
+        params["total"] = float(total)
     if message is not None:
         params["message"] = message
     return params
@@ -39,14 +40,14 @@ class RequestSession:
 
     @property
     def client_params(self) -> types.InitializeRequestParams | None:
-        """What the client said in `initialize`; None at 2026-07-28 (no handshake) or before it."""
-        request = self._request
-        if request.era == "modern" or request.client_info is None or request.protocol_version is None:
+        """What the client said of itself, as `initialize` params (at 2026-07-28, built from the
+        request's `_meta`, as the SDK builds it); None when it gave no client info or capabilities."""
+        info, capabilities = self._request.client_info, self._request.client_capabilities
+        version = self._request.protocol_version
+        if info is None or capabilities is None or version is None:
             return None
         return types.InitializeRequestParams(
-            protocol_version=request.protocol_version,
-            capabilities=request.client_capabilities or types.ClientCapabilities(),
-            client_info=request.client_info,
+            protocol_version=version, capabilities=capabilities, client_info=info
         )
 
     def check_client_capability(self, capability: types.ClientCapabilities) -> bool:

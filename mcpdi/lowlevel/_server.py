@@ -14,6 +14,7 @@ from mcpdi.lowlevel._context import LifespanT, ServerRequestContext
 from mcpdi.lowlevel._handover import TransportName, build_app, serve
 from mcpdi.lowlevel._initialization import InitializationOptions, initialization_options
 from mcpdi.lowlevel._runner import Runner
+from mcpdi.lowlevel._serving import ServingOptions
 from mcpdi.lowlevel._session_manager import NOT_BUILT, SessionManager
 
 if TYPE_CHECKING:
@@ -134,6 +135,8 @@ class Server(Generic[LifespanT]):
         self.website_url = website_url
         self.icons = icons
         self.lifespan = lifespan
+        self.serving_options = ServingOptions()
+        """Bearer auth, HTTP routes and debug, which every transport serving this server honours."""
         self.get_tool_input_schema = get_tool_input_schema
         self.get_tool_header_params = get_tool_header_params
         self.on_set_logging_level = on_set_logging_level
@@ -236,7 +239,10 @@ class Server(Generic[LifespanT]):
 
         `options` are `build_http_app`'s, or the official SDK's names for them.
         """
-        app = build_app(self, **options)
+        return self.keep_session_manager(build_app(self, **options))
+
+    def keep_session_manager(self, app: Starlette) -> Starlette:
+        """Remember `app` as the one `session_manager` runs (and return it)."""
         self._session_manager = SessionManager(app)
         return app
 
