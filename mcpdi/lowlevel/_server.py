@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from mcpdi.lowlevel._context import LifespanT, ServerRequestContext
 from mcpdi.lowlevel._handover import TransportName, build_app, serve
 from mcpdi.lowlevel._runner import Runner
+from mcpdi.lowlevel._serving import ServingOptions
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -132,6 +133,8 @@ class Server(Generic[LifespanT]):
         self.website_url = website_url
         self.icons = icons
         self.lifespan = lifespan
+        self.serving_options = ServingOptions()
+        """Bearer auth, HTTP routes and debug, which every transport serving this server honours."""
         self.get_tool_input_schema = get_tool_input_schema
         self.get_tool_header_params = get_tool_header_params
         self.on_set_logging_level = on_set_logging_level
