@@ -1,13 +1,18 @@
-"""Checking `lifespan=` when a server is built: a generator that is not an async context manager."""
+"""An `MCPServer`'s lifespan: checked when the server is built, entered when it serves."""
 
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from collections.abc import AsyncGenerator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
-from mcpdi.engine import InvalidSignature
+from mcpdi.engine import AppScope, InvalidSignature
 
-__all__ = ("check_lifespan",)
+if TYPE_CHECKING:
+    from mcpdi._state._security import RequestStateSecurity
+
+__all__ = ("check_lifespan", "entered_lifespan")
 
 
 def _where(fn: Any) -> str:
@@ -40,3 +45,25 @@ def check_lifespan(lifespan: Any) -> None:
         f"`async with lifespan(server) as value`; {fix}."
     )
     raise InvalidSignature(msg, function=lifespan)
+
+
+@asynccontextmanager
+async def entered_lifespan(
+    server: Any,
+    lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None,
+    app_scope: AppScope,
+    request_state: RequestStateSecurity,
+) -> AsyncGenerator[Any]:
+    """`lifespan(server)` entered (`{}` without one); on the way out the app-scoped values are
+    cleaned up and the request state's replay store closed, whatever the lifespan raised."""
+    try:
+        if lifespan is None:
+            yield {}
+            return
+        async with lifespan(server) as value:
+            yield value
+    finally:
+        try:
+            await app_scope.aclose()
+        finally:
+            await request_state.aclose()  # a shared replay store's connections

@@ -12,15 +12,28 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from mcp_types import CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams
+
+from mcpdi._telemetry import traced, tracing
 
 if TYPE_CHECKING:
     from mcpdi._server import MCPServer
     from mcpdi.lowlevel._context import ServerRequestContext
 
-__all__ = ("CallNext", "Middleware", "MiddlewareContext", "ServerMiddleware", "run_chain")
+__all__ = (
+    "CallNext",
+    "Middleware",
+    "MiddlewareContext",
+    "ServerMiddleware",
+    "bypass_when_idle",
+    "run_chain",
+    "wrap_handler",
+)
+
+ParamsT = TypeVar("ParamsT")
+ResultT = TypeVar("ResultT")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,3 +150,55 @@ async def run_chain(chain: Sequence[ServerMiddleware], ctx: MiddlewareContext, h
         return call
 
     return await step(0)(ctx)
+
+
+def wrap_handler(
+    method: str,
+    handler: Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]],
+    chain: Sequence[ServerMiddleware],
+    server: MCPServer[Any],
+    *,
+    spanned: bool = False,
+) -> Callable[[ServerRequestContext[Any], ParamsT], Awaitable[ResultT]]:
+    """`handler` inside the middleware of `chain` and, with `spanned` while tracing, a span.
+
+    `chain` is read on every request, so middleware added later counts. With neither, a
+    request pays one list check (and one tracing check when `spanned`).
+    """
+
+    async def innermost(ctx: MiddlewareContext) -> ResultT:
+        return await handler(ctx.request_context, ctx.params)
+
+    async def through_chain(request: ServerRequestContext[Any], params: ParamsT) -> ResultT:
+        if not chain:
+            return await handler(request, params)
+        return await run_chain(tuple(chain), MiddlewareContext(method, params, request, server), innermost)
+
+    if not spanned:
+        return through_chain
+    in_span = traced(method, through_chain)
+
+    async def handle(request: ServerRequestContext[Any], params: ParamsT) -> ResultT:
+        if tracing():
+            return await in_span(request, params)
+        if not chain:
+            return await handler(request, params)
+        return await run_chain(tuple(chain), MiddlewareContext(method, params, request, server), innermost)
+
+    return handle
+
+
+def bypass_when_idle(
+    wrapped: Callable[[ServerRequestContext[Any], Any], Awaitable[Any]],
+    direct: Callable[[ServerRequestContext[Any], Any], Awaitable[Any]],
+    chain: Sequence[ServerMiddleware],
+) -> Callable[[ServerRequestContext[Any], Any], Awaitable[Any]]:
+    """`direct` while `chain` is empty and tracing is off, else `wrapped` (`wrap_handler`'s, which
+    middleware and spans see): the runner's wire-form handler of a spanned method."""
+
+    async def handle(request: ServerRequestContext[Any], params: Any) -> Any:
+        if chain or tracing():
+            return await wrapped(request, params)
+        return await direct(request, params)
+
+    return handle

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from mcpdi._arguments import ArgumentsModel, ArgumentsPlan, dump_arguments, plan_arguments
 from mcpdi._context import Context
 from mcpdi._deferred import Deferred
+from mcpdi._options import PromptOptions
 from mcpdi._output import to_content
 from mcpdi._registration import (
     compile_mcp_plan,
@@ -80,22 +81,20 @@ def _prompt_wire(
 
 def compile_prompt(
     fn: Callable[..., Any],
-    *,
-    name: str | None,
-    title: str | None,
-    description: str | None,
-    icons: list[Icon] | None,
+    options: PromptOptions,
     localns: Mapping[str, Any] | None,
+    *,
     validate_resolvers: bool = False,
 ) -> RegisteredPrompt:
     """Compile `fn` into a prompt; resolved and Context parameters are not prompt arguments."""
     fn_name = function_name(fn)
-    prompt_name = published_name(fn, name, "prompt")
+    title, icons = options.title, options.icons
+    prompt_name = published_name(fn, options.name, "prompt")
     plan = compile_mcp_plan(fn, prompt_name, localns, validate_resolvers=validate_resolvers)
     arguments = plan_arguments(
         f"{fn_name}Arguments", plan.arguments, owner=prompt_name, location=plan.location
     )
-    doc = published_description(fn, description)
+    doc = published_description(fn, options.description)
     wire = Deferred(partial(_prompt_wire, prompt_name, title, doc, arguments, icons))
     if not fields_as_typed(icons, (prompt_name, str), (title, str), (doc, str)):
         wire.get()  # what a user could get wrong is refused at registration

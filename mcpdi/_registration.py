@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
@@ -14,7 +15,26 @@ from mcpdi._checks import ArgumentCheck, check_arguments, check_boundaries, chec
 from mcpdi._context import Context
 from mcpdi.engine import Answer, AskCallback, Plan, RunFunction, compile_plan
 
-__all__ = ("compile_mcp_plan", "fields_as_typed", "function_name", "published_description", "published_name")
+__all__ = (
+    "caller_namespace",
+    "compile_mcp_plan",
+    "fields_as_typed",
+    "function_name",
+    "published_description",
+    "published_name",
+)
+
+
+def caller_namespace(depth: int) -> Mapping[str, Any]:
+    """The locals of the frame that registers a function: where its local resolvers live.
+
+    A function's locals are copied (they are a snapshot anyway); at module level they are the
+    module's globals, kept as that dict rather than copied, since every registered entry keeps
+    its namespace (for overrides) and a copy per tool would weigh as much as the module.
+    """
+    frame = sys._getframe(depth + 1)  # pyright: ignore[reportPrivateUsage]
+    names = frame.f_locals
+    return names if names is frame.f_globals else dict(names)
 
 
 def function_name(fn: Callable[..., Any]) -> str:

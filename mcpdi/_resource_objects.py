@@ -6,32 +6,27 @@ The reference SDK registers instances of its resource classes (`TextResource`,
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-__all__ = ("ObjectResource", "is_resource_object", "resource_from_object")
+from mcpdi._options import ResourceOptions
+
+__all__ = ("is_resource_object", "registrable", "resource_from_object")
 
 _FIELDS = ("name", "title", "description", "mime_type", "icons", "annotations", "meta")
-
-
-@dataclass(frozen=True, slots=True)
-class ObjectResource:
-    """A resource object as `MCPServer` registers it: a reading function, its URI and its fields."""
-
-    read: Callable[[], Awaitable[Any]]
-    uri: str
-    fields: Mapping[str, Any]  # name, title, description, mime_type, icons, annotations, meta
 
 
 def is_resource_object(value: object) -> bool:
     return hasattr(value, "uri") and callable(getattr(value, "read", None))
 
 
-def resource_from_object(resource: Any, overrides: Mapping[str, Any]) -> ObjectResource:
-    """`resource`'s reader and published fields; a non-None override wins over the object's own."""
+def resource_from_object(
+    resource: Any, options: ResourceOptions
+) -> tuple[Callable[[], Awaitable[Any]], str, ResourceOptions]:
+    """`resource`'s reader, URI and published fields; a field `options` sets wins over the object's."""
     fields = {
-        key: overrides[key] if overrides.get(key) is not None else getattr(resource, key, None)
+        key: given if (given := getattr(options, key)) is not None else getattr(resource, key, None)
         for key in _FIELDS
     }
     read: Callable[[], Awaitable[Any]] = resource.read
@@ -41,4 +36,19 @@ def resource_from_object(resource: Any, overrides: Mapping[str, Any]) -> ObjectR
 
     read_object.__name__ = str(fields["name"] or "resource")
     read_object.__doc__ = fields["description"]
-    return ObjectResource(read_object, str(resource.uri), fields)
+    return read_object, str(resource.uri), dataclasses.replace(options, **fields)
+
+
+def registrable(
+    resource: Any, uri: str | None, options: ResourceOptions
+) -> tuple[Callable[..., Any], str, ResourceOptions]:
+    """What `add_resource(resource, uri, ...)` registers: a function and its URI, or an object's."""
+    if uri is None and is_resource_object(resource):
+        return resource_from_object(resource, options)
+    if uri is None or not callable(resource):
+        msg = (
+            f"add_resource takes a function and its uri, or an object with .uri and an async .read(); "
+            f"got {resource!r} with uri={uri!r}"
+        )
+        raise TypeError(msg)
+    return resource, uri, options

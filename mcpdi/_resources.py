@@ -14,7 +14,6 @@ import pydantic_core
 from mcp_types import (
     Annotations,
     BlobResourceContents,
-    Icon,
     InputRequiredResult,
     ReadResourceRequestParams,
     ReadResourceResult,
@@ -28,6 +27,7 @@ from mcpdi._arguments import ArgumentsModel, ArgumentsPlan, dump_arguments, plan
 from mcpdi._context import Context
 from mcpdi._deferred import Deferred
 from mcpdi._errors import ResourceError, ResourceNotFoundError
+from mcpdi._options import ResourceOptions
 from mcpdi._registration import compile_mcp_plan, fields_as_typed, function_name, published_description
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._rounds import CallTarget, Pending, run_request
@@ -93,21 +93,16 @@ def _template_pattern(template: str) -> re.Pattern[str]:
 def compile_resource(
     fn: Callable[..., Any],
     uri: str,
-    *,
-    name: str | None,
-    title: str | None,
-    description: str | None,
-    mime_type: str | None,
-    icons: list[Icon] | None,
+    options: ResourceOptions,
     localns: Mapping[str, Any] | None,
+    *,
+    security: ResourceSecurity,
     validate_resolvers: bool = False,
-    security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY,
-    annotations: Annotations | None = None,
-    meta: dict[str, Any] | None = None,
 ) -> RegisteredResource:
     """Compile `fn` into a resource, or a template when `uri` has `{parameters}`."""
+    title, icons, annotations, meta = options.title, options.icons, options.annotations, options.meta
     fn_name = function_name(fn)
-    resource_name = name or fn_name
+    resource_name = options.name or fn_name
     plan = compile_mcp_plan(fn, resource_name, localns, validate_resolvers=validate_resolvers)
     check_uri_template(uri, location=plan.location)
     in_uri = _PARAMETER.findall(uri)
@@ -128,7 +123,8 @@ def compile_resource(
     arguments = plan_arguments(
         f"{fn_name}Arguments", plan.arguments, owner=resource_name, location=plan.location
     )
-    doc = published_description(fn, description)
+    doc = published_description(fn, options.description)
+    mime_type = options.mime_type
     if mime_type is None:
         # What a client may expect before reading: bytes travel as a blob, everything else as text.
         mime_type = "application/octet-stream" if plan.hints.get("return") is bytes else "text/plain"
@@ -162,13 +158,15 @@ def compile_resource(
 
 
 def _contents(
-    uri: str, value: Any, mime_type: str | None
+    uri: str, value: Any, mime_type: str | None, meta: dict[str, Any] | None
 ) -> list[TextResourceContents | BlobResourceContents]:
+    """The read's contents; `meta` (the resource's `meta=`) travels with them, as in the SDK."""
     if isinstance(value, bytes):
         blob = base64.b64encode(value).decode()
-        return [BlobResourceContents(uri=uri, blob=blob, mime_type=mime_type or "application/octet-stream")]
+        mime_type = mime_type or "application/octet-stream"
+        return [BlobResourceContents(uri=uri, blob=blob, mime_type=mime_type, _meta=meta)]
     text = value if isinstance(value, str) else pydantic_core.to_json(value, fallback=str, indent=2).decode()
-    return [TextResourceContents(uri=uri, text=text, mime_type=mime_type or "text/plain")]
+    return [TextResourceContents(uri=uri, text=text, mime_type=mime_type or "text/plain", _meta=meta)]
 
 
 async def read_resource(
@@ -207,7 +205,7 @@ async def read_resource(
         )
         if isinstance(value, Pending):
             return value.result
-        return ReadResourceResult(contents=_contents(uri, value, resource.mime_type))
+        return ReadResourceResult(contents=_contents(uri, value, resource.mime_type, resource.wire.meta))
     except MCPError:
         raise
     except Exception as error:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mcp_types import ElicitResult
+from mcp_types import ElicitResult, InitializeRequestParams
 
 from mcpdi.lowlevel._errors import MISSING_CAPABILITY, MCPError
 
@@ -35,6 +35,16 @@ class Session:
     @property
     def client_info(self) -> Implementation | None:
         return self._request.client_info
+
+    @property
+    def client_params(self) -> InitializeRequestParams | None:
+        """What the client said of itself, as `initialize` params (at 2026-07-28, built from the
+        request's `_meta`, as the SDK builds it); None when it gave no client info or capabilities."""
+        info, capabilities = self._request.client_info, self._request.client_capabilities
+        version = self._request.protocol_version
+        if info is None or capabilities is None or version is None:
+            return None
+        return InitializeRequestParams(protocol_version=version, capabilities=capabilities, client_info=info)
 
     async def send_notification(self, method: str, params: dict[str, Any] | None = None) -> None:
         await self._request.send_notification(method, params)

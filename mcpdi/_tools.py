@@ -33,6 +33,7 @@ from mcpdi._checks import check_hidden_headers
 from mcpdi._context import Context
 from mcpdi._deferred import Deferred
 from mcpdi._errors import ElicitationRefused, ResourceError, ToolError
+from mcpdi._options import ToolOptions
 from mcpdi._output import Output, plan_output_later, returns_input_required
 from mcpdi._registration import (
     compile_mcp_plan,
@@ -119,20 +120,16 @@ def _tool_wire(
 
 def compile_tool(
     fn: Callable[..., Any],
-    *,
-    name: str | None,
-    title: str | None,
-    description: str | None,
-    annotations: ToolAnnotations | None,
-    icons: list[Icon] | None,
-    meta: dict[str, Any] | None,
-    structured_output: bool | None,
+    options: ToolOptions,
     localns: Mapping[str, Any] | None,
+    *,
     validate_resolvers: bool = False,
 ) -> RegisteredTool:
     """Compile `fn` into a tool; every mistake raises `InvalidSignature` here, not at call time."""
+    title, annotations, icons, meta = options.title, options.annotations, options.icons, options.meta
+    structured_output = options.structured_output
     fn_name = function_name(fn)
-    tool_name = published_name(fn, name, "tool")
+    tool_name = published_name(fn, options.name, "tool")
     plan = compile_mcp_plan(fn, tool_name, localns, validate_resolvers=validate_resolvers)
     check_hidden_headers(plan, "Tool", tool_name)
     arguments = plan_arguments(f"{fn_name}Arguments", plan.arguments, owner=tool_name, location=plan.location)
@@ -156,7 +153,7 @@ def compile_tool(
         msg = f"Tool {tool_name!r} ({plan.location}): structured_output=True needs a JSON-able return type"
         raise InvalidSignature(msg, function=fn)
     output = plan_output_later(fn_name, returns, location=plan.location, structured_output=structured_output)
-    doc = published_description(fn, description)
+    doc = published_description(fn, options.description)
     wire = Deferred(partial(_tool_wire, tool_name, title, doc, arguments, output, annotations, icons, meta))
     # Fields a user could get wrong are validated now: such a `Tool` is built at registration.
     if not fields_as_typed(

@@ -143,9 +143,10 @@ class ServerRequestContext(Generic[LifespanT]):
         token = self.progress_token
         if token is None:
             return
-        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        # Numbers as the schema types them (floats: `1` is sent as `1.0`, as the SDK sends it).
+        params: dict[str, Any] = {"progressToken": token, "progress": float(progress)}
         if total is not None:
-            params["total"] = total
+            params["total"] = float(total)
         if message is not None:
             params["message"] = message
         await self.peer.notify("notifications/progress", params)

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from mcpdi.lowlevel._context import LifespanT, ServerRequestContext
 from mcpdi.lowlevel._handover import TransportName, build_app, serve
 from mcpdi.lowlevel._runner import Runner
+from mcpdi.lowlevel._serving import ServingOptions
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -55,6 +56,10 @@ class Server(Generic[LifespanT]):
     set. It serves both protocol eras (the `initialize` handshake up to 2025-11-25, and
     2026-07-28 with its per-request envelope and `server/discover`); `ping`, `initialize`,
     `server/discover` and `logging/setLevel` are answered built in.
+
+    `Mcp-Param-*` headers are checked against a tool's `inputSchema`: `get_tool_input_schema`
+    answers it from what the server already has (else `on_list_tools` runs per call), and
+    `get_tool_header_params` gives the header rules read once at registration (`MCPServer`).
     """
 
     def __init__(
@@ -69,6 +74,7 @@ class Server(Generic[LifespanT]):
         icons: list[types.Icon] | None = None,
         lifespan: Callable[[Server[LifespanT]], AbstractAsyncContextManager[LifespanT]] = _no_lifespan,
         get_tool_input_schema: Callable[[str], Mapping[str, Any] | None] | None = None,
+        get_tool_header_params: Callable[[str], Sequence[HeaderParam] | None] | None = None,
         on_list_tools: Callable[
             [ServerRequestContext[LifespanT], types.PaginatedRequestParams | None],
             Awaitable[types.ListToolsResult],
@@ -127,10 +133,10 @@ class Server(Generic[LifespanT]):
         self.website_url = website_url
         self.icons = icons
         self.lifespan = lifespan
+        self.serving_options = ServingOptions()
+        """Bearer auth, HTTP routes and debug, which every transport serving this server honours."""
         self.get_tool_input_schema = get_tool_input_schema
-        self.get_tool_header_params: Callable[[str], Sequence[HeaderParam] | None] | None = None
-        """A tool's `Mcp-Param-*` rules read once at registration (`MCPServer` sets it); without
-        it they are read from `get_tool_input_schema` or `tools/list` on every call."""
+        self.get_tool_header_params = get_tool_header_params
         self.on_set_logging_level = on_set_logging_level
         self._handlers: dict[str, HandlerEntry] = {}
         registrations: list[tuple[str, type[BaseModel], Handler | None]] = [

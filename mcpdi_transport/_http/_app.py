@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcpdi import AuthSettings, TokenVerifier, from_address
+from mcpdi.lowlevel import CustomRoute
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
 from mcpdi_transport._http._common import AppOptions, Running, header_values
 from mcpdi_transport._http._legacy import LegacyEndpoint
@@ -33,8 +34,9 @@ from mcpdi_transport._http._session import DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAU
 from mcpdi_transport._http._shared import SharedLegacyEndpoint
 from mcpdi_transport._http._store import SessionStore
 from mcpdi_transport._listen import ServesMCP
+from mcpdi_transport._serving_options import serving_options_of
 
-__all__ = ("build_http_app",)
+__all__ = ("build_http_app", "starlette_route")
 
 _SWEEP_INTERVAL: Final = 60.0
 
@@ -151,6 +153,18 @@ def _checked_prefix(prefix: str) -> str:
     return prefix
 
 
+def starlette_route(route: CustomRoute) -> Route:
+    """A server's `custom_route` as the Starlette route that serves it."""
+    methods = list(route.methods) if route.methods is not None else None
+    return Route(
+        route.path,
+        endpoint=route.endpoint,
+        methods=methods,
+        name=route.name,
+        include_in_schema=route.include_in_schema,
+    )
+
+
 def build_http_app(
     server: ServesMCP,
     *,
@@ -171,12 +185,17 @@ def build_http_app(
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
     session_id_prefix: str = "",
     sessions: SessionStore | None = None,
-    debug: bool = False,
+    debug: bool | None = None,
     routes: Sequence[BaseRoute] = (),
     token_verifier: TokenVerifier | None = None,
     auth: AuthSettings | None = None,
 ) -> Starlette:
     """A Starlette app serving `server` at `path` over Streamable HTTP, both protocol eras.
+
+    Every way of serving a server over HTTP comes here (`mcp.run("http")`,
+    `streamable_http_app()`, `serve_http`, `mcpdi run`, `mcpdi dev`), and this is where the
+    server's own `serving_options` are read: its bearer auth, its `custom_route`s (served
+    before `routes`) and its debug flag, each overridden by the keyword of the same name.
 
     - `json_response`: answer requests with one JSON object instead of an SSE stream (no
       notifications during a call, and no server-to-client requests in the handshake era).
@@ -215,6 +234,11 @@ def build_http_app(
     when mounting this app into another one, enter `app.router.lifespan_context(app)` from
     the outer app's lifespan.
     """
+    own = serving_options_of(server)
+    if token_verifier is None and auth is None:  # the pair comes whole, from here or from the server
+        token_verifier, auth = own.token_verifier, own.auth
+    debug = own.debug if debug is None else debug
+    routes = [*map(starlette_route, own.routes), *routes]
     options = AppOptions(
         json_response=json_response,
         stateless=stateless,

@@ -172,7 +172,7 @@ def bookshop(*, general: bool) -> MCPServer:
             return await call_next(ctx)
 
         mcp.add_middleware(pass_through)
-        tools = mcp._tools  # pyright: ignore[reportPrivateUsage]
+        tools = mcp._registry.tools  # pyright: ignore[reportPrivateUsage]
         for name, tool in tools.items():
             tools[name] = dataclasses.replace(tool, arguments=dataclasses.replace(tool.arguments, plain=None))
     return mcp

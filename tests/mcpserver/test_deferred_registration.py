@@ -208,8 +208,8 @@ async def test_a_deferred_prompt_and_template_list_and_answer_as_before(protocol
     def stock(title: str) -> str:
         return f"{title}: 3"
 
-    assert not mcp._prompts["ask"].deferred_wire.built  # pyright: ignore[reportPrivateUsage]
-    assert not mcp._resources["books://{title}/stock"].deferred_wire.built  # pyright: ignore[reportPrivateUsage]
+    assert not mcp._registry.prompts["ask"].deferred_wire.built  # pyright: ignore[reportPrivateUsage]
+    assert not mcp._registry.resources["books://{title}/stock"].deferred_wire.built  # pyright: ignore[reportPrivateUsage]
     async with connect(mcp, protocol_version) as client:
         prompts = (await client.send("prompts/list"))["result"]["prompts"]
         templates = (await client.send("resources/templates/list"))["result"]["resourceTemplates"]
@@ -235,7 +235,7 @@ async def test_a_templates_regex_waits_for_the_first_read_and_matches_as_one_bui
     def stock(shelf: str, title: str, fmt: str) -> str:
         return f"{shelf}|{title}|{fmt}"
 
-    registered = mcp._resources[template]  # pyright: ignore[reportPrivateUsage]
+    registered = mcp._registry.resources[template]  # pyright: ignore[reportPrivateUsage]
     assert registered.pattern is not None
     assert not registered.pattern.built
     eager = re.compile(r"books://(?P<shelf>[^/]+)/(?P<title>[^/]+)/stock\.(?P<fmt>[^/]+)")
@@ -368,7 +368,7 @@ def test_a_malformed_template_is_still_refused_at_registration(template: str, me
     mcp = MCPServer("shop")
     with pytest.raises(InvalidSignature, match=message):
         mcp.resource(template)(_tool("read", {"title": str}, str))
-    assert mcp._resources == {}  # pyright: ignore[reportPrivateUsage]
+    assert mcp._registry.resources == {}  # pyright: ignore[reportPrivateUsage]
 
 
 @pytest.mark.parametrize(
@@ -471,8 +471,8 @@ def test_racing_threads_build_a_prompts_and_a_templates_entries_once(monkeypatch
     mcp = MCPServer("shop")
     mcp.prompt()(_tool("ask", {"tags": list[str]}, str))
     mcp.resource("books://{title}")(_tool("read", {"title": str}, str))
-    prompt = mcp._prompts["ask"]  # pyright: ignore[reportPrivateUsage]
-    template = mcp._resources["books://{title}"]  # pyright: ignore[reportPrivateUsage]
+    prompt = mcp._registry.prompts["ask"]  # pyright: ignore[reportPrivateUsage]
+    template = mcp._registry.resources["books://{title}"]  # pyright: ignore[reportPrivateUsage]
     assert built == []
 
     def first_use() -> tuple[Any, ...]:

@@ -1,0 +1,134 @@
+"""An `MCPServer`'s tools, prompts and resources: compiled when added, the first of a name kept."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from mcp_types import Prompt, Resource, ResourceTemplate, Tool
+
+from mcpdi._errors import ToolError
+from mcpdi._prompts import RegisteredPrompt, compile_prompt
+from mcpdi._resources import RegisteredResource, compile_resource
+from mcpdi._tools import RegisteredTool, compile_tool
+from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
+
+if TYPE_CHECKING:
+    from mcpdi._options import PromptOptions, ResourceOptions, ToolOptions
+    from mcpdi._resource_security import ResourceSecurity
+    from mcpdi.lowlevel._param_headers import HeaderParam
+
+__all__ = ("Kind", "Registry")
+
+logger = logging.getLogger("mcpdi")
+
+Kind = Literal["tool", "prompt", "resource"]
+
+
+class Registry:
+    """Three dicts by name (resources by URI), and what registration and lookup do with them.
+
+    A second definition of a name is dropped, with a warning unless `warn_on_duplicate` says
+    otherwise for its kind, as in the reference SDK.
+    """
+
+    __slots__ = ("_validate_resolvers", "_warn_on_duplicate", "prompts", "resources", "tool_scopes", "tools")
+
+    def __init__(self, *, validate_resolvers: bool, warn_on_duplicate: Mapping[Kind, bool]) -> None:
+        self._validate_resolvers = validate_resolvers
+        self._warn_on_duplicate = dict(warn_on_duplicate)
+        self.tools: dict[str, RegisteredTool] = {}
+        self.prompts: dict[str, RegisteredPrompt] = {}
+        self.resources: dict[str, RegisteredResource] = {}
+        self.tool_scopes: dict[str, tuple[str, ...]] = {}
+
+    # -- adding and removing ------------------------------------------------------------
+
+    def add_tool(self, fn: Callable[..., Any], options: ToolOptions, localns: Mapping[str, Any]) -> None:
+        tool = compile_tool(fn, options, localns, validate_resolvers=self._validate_resolvers)
+        if options.max_rounds is not None:
+            from mcpdi._explain import check_max_rounds  # explaining is not a start's business
+
+            check_max_rounds(tool, options.max_rounds, fn)
+        self._keep_first(self.tools, "tool", tool.name, tool)
+        if options.required_scopes:
+            self.tool_scopes[tool.name] = options.required_scopes
+
+    def add_prompt(self, fn: Callable[..., Any], options: PromptOptions, localns: Mapping[str, Any]) -> None:
+        prompt = compile_prompt(fn, options, localns, validate_resolvers=self._validate_resolvers)
+        self._keep_first(self.prompts, "prompt", prompt.name, prompt)
+
+    def add_resource(
+        self,
+        fn: Callable[..., Any],
+        uri: str,
+        options: ResourceOptions,
+        localns: Mapping[str, Any],
+        *,
+        default_security: ResourceSecurity,
+    ) -> None:
+        security = options.security if options.security is not None else default_security
+        resource = compile_resource(
+            fn, uri, options, localns, security=security, validate_resolvers=self._validate_resolvers
+        )
+        self._keep_first(self.resources, "resource", resource.uri, resource)
+
+    def _keep_first(self, registry: dict[str, Any], kind: Kind, key: str, entry: object) -> None:
+        if key in registry:
+            if self._warn_on_duplicate[kind]:
+                logger.warning("%s already exists: %s (the first definition is kept)", kind.capitalize(), key)
+            return
+        registry[key] = entry
+
+    def remove_tool(self, name: str) -> None:
+        if self.tools.pop(name, None) is None:
+            msg = f"Unknown tool: {name}"
+            raise ToolError(msg)
+
+    def remove_prompt(self, name: str) -> None:
+        if self.prompts.pop(name, None) is None:
+            msg = f"Unknown prompt: {name}"
+            raise ValueError(msg)
+
+    # -- lookups ------------------------------------------------------------------------
+
+    def tool(self, name: str) -> RegisteredTool:
+        """The tool registered as `name`; an unknown name is the client's -32602."""
+        tool = self.tools.get(name)
+        if tool is None:
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name}")
+        return tool
+
+    def prompt(self, name: str) -> RegisteredPrompt:
+        """The prompt registered as `name`; an unknown name is the client's -32602."""
+        prompt = self.prompts.get(name)
+        if prompt is None:
+            raise MCPError(INVALID_PARAMS, f"Unknown prompt: {name}")
+        return prompt
+
+    def tool_input_schema(self, name: str) -> Mapping[str, Any] | None:
+        tool = self.tools.get(name)
+        return tool.input_schema if tool is not None else None
+
+    def tool_header_params(self, name: str) -> tuple[HeaderParam, ...] | None:
+        tool = self.tools.get(name)
+        return tool.header_params if tool is not None else None
+
+    def resources_in_order(self) -> tuple[RegisteredResource, ...]:
+        """Fixed URIs first, so a template never shadows a resource registered by its exact URI."""
+        return tuple(sorted(self.resources.values(), key=lambda r: r.pattern is not None))
+
+    # -- what the list methods publish --------------------------------------------------
+
+    def tool_list(self) -> list[Tool]:
+        return [tool.wire for tool in self.tools.values()]
+
+    def prompt_list(self) -> list[Prompt]:
+        return [prompt.wire for prompt in self.prompts.values()]
+
+    def resource_list(self) -> list[Resource]:
+        return [r.wire for r in self.resources.values() if isinstance(r.wire, Resource)]
+
+    def template_list(self) -> list[ResourceTemplate]:
+        return [r.wire for r in self.resources.values() if isinstance(r.wire, ResourceTemplate)]
