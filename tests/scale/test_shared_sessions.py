@@ -50,21 +50,24 @@ class Deployment:
     us: str
     redis: Redis
     eu_process: subprocess.Popen[bytes]
+    gateway_process: subprocess.Popen[bytes]
 
 
 @contextmanager
-def shared_deployment(workdir: Path, redis: Redis) -> Iterator[Deployment]:
+def shared_deployment(
+    workdir: Path, redis: Redis, client_request_timeout: float = 15
+) -> Iterator[Deployment]:
     keys = ",".join(secrets.token_hex(32) for _ in range(2))
     eu, us, gateway = free_port(), free_port(), free_port()
     config = CONFIG.read_text()
     for marker, port in (("{{LISTEN}}", gateway), ("{{EU}}", eu), ("{{US}}", us)):
         config = config.replace(marker, f"127.0.0.1:{port}")
     env = {"MCPDI_STATE_KEYS": keys, "REDIS_URL": redis.url, "SHARED_SESSIONS": "1", "REDIS_TIMEOUT": "1"}
-    env["CLIENT_REQUEST_TIMEOUT"] = "15"  # a lost answer fails its call in 15 s, not 120
+    env["CLIENT_REQUEST_TIMEOUT"] = str(client_request_timeout)  # a lost answer fails its call soon
     with (
         python_server(BACKEND_SCRIPT, eu, {**env, "BACKEND": "eu1"}) as eu_process,
         python_server(BACKEND_SCRIPT, us, {**env, "BACKEND": "us1"}),
-        nginx(config, workdir, gateway),
+        nginx(config, workdir, gateway) as gateway_process,
     ):
         yield Deployment(
             f"http://127.0.0.1:{gateway}/mcp",
@@ -72,6 +75,7 @@ def shared_deployment(workdir: Path, redis: Redis) -> Iterator[Deployment]:
             f"http://127.0.0.1:{us}/mcp",
             redis,
             eu_process,
+            gateway_process,
         )
 
 
