@@ -12,6 +12,7 @@ import networkx as nx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_examples import examples
 
 from mcpdi.engine import (
     Adapter,
@@ -63,7 +64,7 @@ def build(
     return namespace["root"], namespace
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(dags())
 def test_every_resolver_runs_after_its_dependencies_and_exactly_once_per_round(dag: Dag) -> None:
     size, providers, is_async = dag
@@ -91,7 +92,7 @@ def dags_with_a_back_edge(draw: st.DrawFn) -> tuple[Dag, tuple[int, int]]:
     return (size, providers, is_async), back
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(dags_with_a_back_edge())
 def test_adding_a_back_edge_reports_a_cycle_that_is_a_real_cycle_of_the_graph(
     case: tuple[Dag, tuple[int, int]],
@@ -111,7 +112,7 @@ def test_adding_a_back_edge_reports_a_cycle_that_is_a_real_cycle_of_the_graph(
     assert " -> ".join(f"f{h}" for h in hops) in str(error.value)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(dags())
 def test_compiling_twice_gives_the_same_order_and_keys(dag: Dag) -> None:
     size, providers, is_async = dag
@@ -120,7 +121,7 @@ def test_compiling_twice_gives_the_same_order_and_keys(dag: Dag) -> None:
     assert [(s.name, s.key) for s in first.steps] == [(s.name, s.key) for s in second.steps]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(dags(), st.data())
 def test_the_run_order_is_networkx_lexicographical_topological_sort_keyed_by_depth_first_finish(
     dag: Dag, data: st.DataObject
@@ -170,7 +171,7 @@ async def answer_one(asked: Asked) -> Any:
     return 1
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(dags(), st.data())
 def test_a_round_finished_after_a_question_computes_what_the_straight_path_computes(
     dag: Dag, data: st.DataObject
@@ -303,7 +304,7 @@ def source_of(
     return "\n".join(lines)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(failing_graphs())
 def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptions_as_the_straight_path(
     case: tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int]],
@@ -340,7 +341,7 @@ def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptio
         assert rounds == straight
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(failing_graphs())
 def test_a_step_that_cannot_ask_never_runs_while_a_question_before_it_is_pending(
     case: tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int]],
