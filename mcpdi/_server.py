@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from mcp_types import (
@@ -18,7 +18,7 @@ from mcp_types import (
 )
 from typing_extensions import TypeVar as DefaultTypeVar
 
-from mcpdi._auth import AuthSettings, TokenVerifier
+from mcpdi._auth import AccessToken, AuthSettings, TokenVerifier, authenticated
 from mcpdi._context import Context
 from mcpdi._decorators import Registering
 from mcpdi._handlers import Handlers
@@ -29,14 +29,17 @@ from mcpdi._overrides import ResolverOverrides
 from mcpdi._registration import caller_namespace
 from mcpdi._registry import Registry
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
+from mcpdi._sdk_server import SSE_NOT_SERVED, refuse_unserved, tool_parts
+from mcpdi._settings import Settings
 from mcpdi._state._security import RequestStateSecurity
 from mcpdi._tools import RegisteredTool
 from mcpdi.engine import AppScope
-from mcpdi.lowlevel._handover import TransportName
+from mcpdi.lowlevel._handover import TransportName, serve_async
 from mcpdi.lowlevel._param_headers import HeaderParam
 from mcpdi.lowlevel._runner import Runner
 from mcpdi.lowlevel._server import Server
 from mcpdi.lowlevel._serving import CustomRoute, ServingOptions
+from mcpdi.lowlevel._session_manager import SessionManager
 
 # Imported where first used, so that a start serving `initialize` goes without them: explaining
 # (`max_rounds`, `mcp.explain`), the in-memory calls and resource objects.
@@ -111,7 +114,19 @@ class MCPServer(Registering, Generic[LifespanT]):
         middleware: Sequence[ServerMiddleware] | None = None,
         token_verifier: TokenVerifier | None = None,
         auth: AuthSettings | None = None,
+        auth_server_provider: object | None = None,
+        tools: Sequence[Any] | None = None,
+        resources: Sequence[Any] | None = None,
+        extensions: Sequence[Any] | None = None,
+        cache_hints: Mapping[str, Any] | None = None,
+        subscriptions: object | None = None,
     ) -> None:
+        refuse_unserved(
+            auth_server_provider=auth_server_provider,
+            extensions=extensions,
+            cache_hints=cache_hints,
+            subscriptions=subscriptions,
+        )
         check_lifespan(lifespan)
         self.request_state = chosen_request_state(request_state, request_state_security)
         self.resource_security = resource_security
@@ -151,9 +166,25 @@ class MCPServer(Registering, Generic[LifespanT]):
         )
         self._server.serving_options = self.serving_options
         self._server.answer_in_wire_form("tools/call", handlers.in_wire_form(on, self._middleware))
+        self._server.answer_in_wire_form("tools/list", handlers.listed_in_wire_form(on, self._middleware))
         registry = self._registry
         registries = (registry.tools, registry.prompts, registry.resources)
         self._overrides = ResolverOverrides(self.name, registries, validate_resolvers=validate_resolvers)
+        self.settings = Settings(
+            debug,
+            log_level or "INFO",
+            warn_on_duplicate_resources,
+            warn_on_duplicate_tools,
+            warn_on_duplicate_prompts,
+            self.dependencies,
+            lifespan,
+            auth,
+        )
+        for tool in tools or ():
+            fn, keywords = tool_parts(tool)
+            self.add_tool(fn, **keywords)
+        for resource in resources or ():
+            self.add_resource(resource)
 
     # -- identity (read from the low-level server, which announces it) ---------------------
 
@@ -211,6 +242,22 @@ class MCPServer(Registering, Generic[LifespanT]):
         return self._server.running()
 
     @property
+    def session_manager(self) -> SessionManager:
+        """What an app mounting `streamable_http_app()` enters: `async with mcp.session_manager.run()`."""
+        return self._server.session_manager
+
+    async def run_stdio_async(self) -> None:
+        """Serve on stdin/stdout in the running event loop, until stdin ends."""
+        await serve_async(self, "stdio")
+
+    async def run_streamable_http_async(
+        self, *, host: str = "127.0.0.1", port: int = 8000, **options: Any
+    ) -> None:
+        """Serve over Streamable HTTP in the running event loop until cancelled (`run`'s options)."""
+        self._server.serving_options = self.serving_options
+        await serve_async(self, "streamable-http", host=host, port=port, **options)
+
+    @property
     def serving_options(self) -> ServingOptions:
         """Bearer auth, custom routes and debug: every transport serving this server reads them."""
         return ServingOptions(self._token_verifier, self._auth, tuple(self._custom_routes), self.debug)
@@ -233,9 +280,12 @@ class MCPServer(Registering, Generic[LifespanT]):
         from mcpdi.lowlevel._handover import build_app
 
         self._server.serving_options = self.serving_options
-        return build_app(
-            self, **_http_options(stateless_http, json_response, streamable_http_path), **options
-        )
+        app = build_app(self, **_http_options(stateless_http, json_response, streamable_http_path), **options)
+        return self._server.keep_session_manager(app)
+
+    def sse_app(self, **options: Any) -> Starlette:
+        """The official SDK's legacy HTTP+SSE app, which mcpdi does not serve: `TypeError` naming the fix."""
+        raise TypeError(SSE_NOT_SERVED)
 
     def run(
         self,
@@ -346,6 +396,7 @@ class MCPServer(Registering, Generic[LifespanT]):
         protocol_version: str = "2026-07-28",
         capabilities: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
+        principal: AccessToken | None = None,
     ) -> CallToolResult:
         """Call a tool in memory, as a client would, answering its questions from `answers`.
 
@@ -363,20 +414,25 @@ class MCPServer(Registering, Generic[LifespanT]):
         with `async with mcp: ...` around the calls, or `await mcp.aclose()`. The tool's
         handler is called directly (no JSON-RPC framing), so an exception a transport would
         answer with -32603 reaches the test as itself.
+
+        `principal` is the verified access token the call runs with, as if a client had sent
+        it over HTTP: `required_scopes` are checked against it and `requestState` is sealed
+        to it (the server's own verifier is not asked).
         """
         from mcpdi._in_memory._calls import call_tool
 
-        return await call_tool(
-            self,
-            self._handlers.call_tool,
-            name,
-            arguments,
-            context,
-            answers=answers,
-            protocol_version=protocol_version,
-            capabilities=capabilities,
-            headers=headers,
-        )
+        with authenticated(principal) if principal is not None else nullcontext():
+            return await call_tool(
+                self,
+                self._handlers.call_tool,
+                name,
+                arguments,
+                context,
+                answers=answers,
+                protocol_version=protocol_version,
+                capabilities=capabilities,
+                headers=headers,
+            )
 
     async def __aenter__(self) -> MCPServer[LifespanT]:
         """Enter the lifespan for in-memory calls (`call_tool`) now; it is left on exit."""
