@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Final
 import anyio
 from starlette.types import Receive, Scope, Send
 
-from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, encode_message, error_response, parse_json
+from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, Request, encode_message, error_response, parse_json
 from mcpdi_transport._serving import serve_message
 
 if TYPE_CHECKING:
@@ -170,7 +170,7 @@ def _repeats_grouped(scope: Scope) -> dict[str, list[str]] | None:
 
 async def handle_safely(
     running: Running,
-    message: Mapping[str, Any],
+    message: Mapping[str, Any] | Request,
     connection: Any,
     peer: Any,
     *,
@@ -183,7 +183,7 @@ async def handle_safely(
     one by default): a caller that cancels for its own reasons (a client that left)
     passes the scope it cancels, so one scope serves both; the answer is then None.
     """
-    is_request = "id" in message and "method" in message
+    is_request = isinstance(message, Request) or ("id" in message and "method" in message)
     with anyio.CancelScope() if cancel_scope is None else cancel_scope as scope:
         running.in_flight.add(scope)
         try:
@@ -191,7 +191,9 @@ async def handle_safely(
         finally:
             running.in_flight.discard(scope)
     if running.stopping and is_request:
-        return error_body(INTERNAL_ERROR, SHUTTING_DOWN, message["id"])
+        return error_body(
+            INTERNAL_ERROR, SHUTTING_DOWN, message.id if isinstance(message, Request) else message["id"]
+        )
     return None
 
 
