@@ -12,6 +12,10 @@ VENV_NEWEST := .venv-newest
 PY_NEWEST := $(VENV_NEWEST)/bin/python
 STAMP_NEWEST := $(VENV_NEWEST)/.installed
 COVERAGE_FLOOR := 85
+# The suite runs in parallel (pytest-xdist). Most tests wait on servers and subprocesses they start,
+# so more workers than cores pays; `make test TEST_WORKERS=0` runs it in one process.
+TEST_WORKERS ?= 4
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 
 $(STAMP): pyproject.toml
 	@echo "First run: setting up $(VENV)/ (about half a minute, once)"
@@ -56,11 +60,14 @@ system-packages:
 browser: system-packages
 
 test-oldest: $(STAMP) system-packages
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_PARALLEL)
 
-# Branch coverage of mcpdi and mcpdi_transport (in-process code), with a floor.
+# Branch coverage of mcpdi and mcpdi_transport (in-process code), with a floor: each worker writes
+# its own data file (tests/conftest.py), combined before the report.
 test-newest: $(STAMP_NEWEST) system-packages
-	$(PY_NEWEST) -m coverage run -m pytest -q
+	$(PY_NEWEST) -m coverage erase
+	$(PY_NEWEST) -m coverage run --parallel-mode -m pytest -q $(PYTEST_PARALLEL)
+	$(PY_NEWEST) -m coverage combine -q
 	@mkdir -p .cache; $(PY_NEWEST) -m coverage report --fail-under=$(COVERAGE_FLOOR) > .cache/coverage.txt; \
 		status=$$?; tail -n 3 .cache/coverage.txt; exit $$status
 

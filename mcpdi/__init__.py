@@ -57,12 +57,14 @@ if _typing.TYPE_CHECKING:
     from mcpdi._state._replay import ReplayStore as ReplayStore
     from mcpdi._state._replay import from_address as from_address
     from mcpdi._state._security import RequestStateSecurity as RequestStateSecurity
+    from mcpdi._uri_template import InvalidUriTemplate as InvalidUriTemplate
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
     from mcpdi.engine import RoundOutcome as RoundOutcome
     from mcpdi.lowlevel import MCPError as MCPError
     from mcpdi.lowlevel import Server as Server
     from mcpdi.lowlevel import ServerRequestContext as ServerRequestContext
+    from mcpdi.lowlevel._sdk_options import TransportSecuritySettings as TransportSecuritySettings
 
 _HOMES: dict[str, str] = {
     "AcceptedElicitation": "mcpdi._asking",
@@ -88,6 +90,7 @@ _HOMES: dict[str, str] = {
     "Image": "mcpdi._media",
     "InvalidRequestState": "mcpdi._state._codec",
     "InvalidSignature": "mcpdi.engine",
+    "InvalidUriTemplate": "mcpdi._uri_template",
     "ListRoots": "mcpdi._asking",
     "MCPError": "mcpdi.lowlevel",
     "MCPServer": "mcpdi._server",
@@ -112,6 +115,7 @@ _HOMES: dict[str, str] = {
     "StateCodec": "mcpdi._state._codec",
     "TokenVerifier": "mcpdi._auth",
     "ToolError": "mcpdi._errors",
+    "TransportSecuritySettings": "mcpdi.lowlevel._sdk_options",
     "types": "mcpdi.types",
     "UnexpectedResourceError": "mcpdi._errors",
     "UnexpectedToolError": "mcpdi._errors",
@@ -140,6 +144,7 @@ __all__ = (
     "Image",
     "InvalidRequestState",
     "InvalidSignature",
+    "InvalidUriTemplate",
     "ListRoots",
     "MCPError",
     "MCPServer",
@@ -163,6 +168,7 @@ __all__ = (
     "StateCodec",
     "TokenVerifier",
     "ToolError",
+    "TransportSecuritySettings",
     "UnexpectedResourceError",
     "UnexpectedToolError",
     "UrlElicitationRequiredError",

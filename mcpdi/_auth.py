@@ -68,6 +68,11 @@ class AuthSettings:
     validate_token_resource: bool | None = None
 
     def __post_init__(self) -> None:
+        # The official SDK's settings take pydantic `AnyHttpUrl`s: kept as their text.
+        for url_field in ("issuer_url", "resource_server_url", "service_documentation_url"):
+            value: object = getattr(self, url_field)
+            if value is not None and not isinstance(value, str):
+                object.__setattr__(self, url_field, str(value))
         if not str(self.issuer_url).startswith(("https://", "http://")):
             msg = f"AuthSettings.issuer_url must be an http(s) URL, got {self.issuer_url!r}"
             raise ValueError(msg)

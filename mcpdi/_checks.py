@@ -106,6 +106,13 @@ def check_kept(plan: Plan) -> None:
                 "annotation. Annotate what it returns, e.g. `-> int`."
             )
             raise InvalidSignature(msg, function=step.fn)
+        if annotation is object:  # pydantic takes any value for it, and no JSON can carry any value
+            msg = (
+                f"Resolver {step.name!r} ({step.location}) is call-scoped but returns `object`; its "
+                "value is carried to later rounds as JSON, checked against the return annotation, "
+                "and `object` can be anything. Annotate what it returns, e.g. `-> int`."
+            )
+            raise InvalidSignature(msg, function=step.fn)
         try:
             adapter: TypeAdapter[Any] = TypeAdapter(annotation)
         except PydanticSchemaGenerationError:

@@ -158,6 +158,16 @@ class Context(Generic[LifespanT, RequestT]):
         """Send progress if the client asked for it (a `progressToken`); otherwise do nothing."""
         await self.request_context.report_progress(progress, total, message)
 
+    async def close_sse_stream(self) -> None:
+        """The official SDK's polling hook; with mcpdi the stream stays open, so this does nothing.
+
+        mcpdi's streams resume by `Last-Event-ID` whenever a connection drops, without the
+        server closing them on purpose.
+        """
+
+    async def close_standalone_sse_stream(self) -> None:
+        """As `close_sse_stream`, for the standalone GET stream: does nothing."""
+
     async def log(self, level: LogLevel, data: Any, *, logger_name: str | None = None) -> None:
         """Send a log message to the client, if it wants messages of this level."""
         await self.request_context.log(level, data, logger_name)

@@ -14,6 +14,7 @@ from mcp_types import Annotations, CompleteRequestParams, Icon, ToolAnnotations
 from mcpdi._completion import CompletionHandler, completion_handler
 from mcpdi._options import PromptOptions, ResourceOptions, ToolOptions
 from mcpdi._registration import caller_namespace
+from mcpdi._sdk_server import prompt_parts
 
 if TYPE_CHECKING:
     from mcpdi._registry import Registry
@@ -105,6 +106,19 @@ class Registering:
             return fn
 
         return register
+
+    def add_prompt(
+        self,
+        prompt: Any,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[Icon] | None = None,
+    ) -> None:
+        """Register a prompt without the decorator: a function, or the SDK's `Prompt` object."""
+        overrides = {"name": name, "title": title, "description": description, "icons": icons}
+        fn, keywords = prompt_parts(prompt, overrides)
+        self._registry.add_prompt(fn, PromptOptions(**keywords), caller_namespace(1))
 
     def remove_prompt(self, name: str) -> None:
         """Unregister a prompt; an unknown name raises `ValueError`."""

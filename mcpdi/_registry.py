@@ -11,6 +11,7 @@ from mcp_types import Prompt, Resource, ResourceTemplate, Tool
 from mcpdi._errors import ToolError
 from mcpdi._prompts import RegisteredPrompt, compile_prompt
 from mcpdi._resources import RegisteredResource, compile_resource
+from mcpdi._tool_names import warn_on_invalid_tool_name
 from mcpdi._tools import RegisteredTool, compile_tool
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
 
@@ -51,6 +52,7 @@ class Registry:
             from mcpdi._explain import check_max_rounds  # explaining is not a start's business
 
             check_max_rounds(tool, options.max_rounds, fn)
+        warn_on_invalid_tool_name(tool.name)
         self._keep_first(self.tools, "tool", tool.name, tool)
         if options.required_scopes:
             self.tool_scopes[tool.name] = options.required_scopes

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import logging
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -32,16 +31,14 @@ from mcpdi._registration import compile_mcp_plan, fields_as_typed, function_name
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state._security import RequestStateSecurity
-from mcpdi._template_syntax import check_uri_template
 from mcpdi._tools import failure_text
+from mcpdi._uri_template import UriMatcher, decoded, parse_uri_template
 from mcpdi.engine import InvalidSignature, Plan, ResolverError
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 
 __all__ = ("RegisteredResource", "compile_resource", "read_resource")
 
 logger = logging.getLogger("mcpdi")
-
-_PARAMETER = re.compile(r"\{(\w+)\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +51,9 @@ class RegisteredResource:
     uri: str  # the URI, or the URI template
     plan: Plan
     arguments: ArgumentsPlan
-    # None for a fixed URI; a template's regex is compiled on the first read (it cannot fail:
-    # `check_uri_template` and the parameter check leave only distinct identifiers in it)
-    pattern: Deferred[re.Pattern[str]] | None
+    # None for a fixed URI; a template's matcher is compiled on the first read (it cannot fail:
+    # `parse_uri_template` and the parameter check leave only distinct identifiers in it)
+    pattern: Deferred[UriMatcher] | None
     mime_type: str | None
     deferred_wire: Deferred[Resource | ResourceTemplate]
     security: ResourceSecurity = DEFAULT_RESOURCE_SECURITY
@@ -74,20 +71,12 @@ class RegisteredResource:
     def match(self, uri: str) -> dict[str, str] | None:
         if self.pattern is None:
             return {} if uri == self.uri else None
-        found = self.pattern.get().fullmatch(uri)
-        return found.groupdict() if found else None
+        return self.pattern.get().match(uri)
 
 
-def _template_pattern(template: str) -> re.Pattern[str]:
-    """`books://{title}/stock` as a regex: each parameter matches one path segment."""
-    parts: list[str] = []
-    position = 0
-    for found in _PARAMETER.finditer(template):
-        parts.append(re.escape(template[position : found.start()]))
-        parts.append(f"(?P<{found.group(1)}>[^/]+)")
-        position = found.end()
-    parts.append(re.escape(template[position:]))
-    return re.compile("".join(parts))
+def _template_pattern(template: str) -> UriMatcher:
+    """The matcher of `books://{title}/stock{?edition}`: each variable's raw value by name."""
+    return UriMatcher(parse_uri_template(template, location=""))
 
 
 def compile_resource(
@@ -104,8 +93,7 @@ def compile_resource(
     fn_name = function_name(fn)
     resource_name = options.name or fn_name
     plan = compile_mcp_plan(fn, resource_name, localns, validate_resolvers=validate_resolvers)
-    check_uri_template(uri, location=plan.location)
-    in_uri = _PARAMETER.findall(uri)
+    in_uri = list(parse_uri_template(uri, location=plan.location).variable_names)
     taken = [argument.name for argument in plan.arguments]
     if sorted(in_uri) != sorted(taken):
         msg = (
@@ -158,13 +146,15 @@ def compile_resource(
 
 
 def _contents(
-    uri: str, value: Any, mime_type: str | None
+    uri: str, value: Any, mime_type: str | None, meta: dict[str, Any] | None
 ) -> list[TextResourceContents | BlobResourceContents]:
+    """The read's contents; `meta` (the resource's `meta=`) travels with them, as in the SDK."""
     if isinstance(value, bytes):
         blob = base64.b64encode(value).decode()
-        return [BlobResourceContents(uri=uri, blob=blob, mime_type=mime_type or "application/octet-stream")]
+        mime_type = mime_type or "application/octet-stream"
+        return [BlobResourceContents(uri=uri, blob=blob, mime_type=mime_type, _meta=meta)]
     text = value if isinstance(value, str) else pydantic_core.to_json(value, fallback=str, indent=2).decode()
-    return [TextResourceContents(uri=uri, text=text, mime_type=mime_type or "text/plain")]
+    return [TextResourceContents(uri=uri, text=text, mime_type=mime_type or "text/plain", _meta=meta)]
 
 
 async def read_resource(
@@ -189,7 +179,7 @@ async def read_resource(
         logger.info("refused %r: variable %r of %r is a path trick", uri, refused, resource.uri)
         raise MCPError(INVALID_PARAMS, f"Unknown resource: {uri}", {"uri": uri})
     try:
-        validated = resource.arguments_model.model_validate(raw)
+        validated = resource.arguments_model.model_validate(decoded(raw))
     except ValidationError:
         raise MCPError(INVALID_PARAMS, f"Unknown resource: {uri}", {"uri": uri}) from None
     try:
@@ -203,7 +193,7 @@ async def read_resource(
         )
         if isinstance(value, Pending):
             return value.result
-        return ReadResourceResult(contents=_contents(uri, value, resource.mime_type))
+        return ReadResourceResult(contents=_contents(uri, value, resource.mime_type, resource.wire.meta))
     except MCPError:
         raise
     except Exception as error:

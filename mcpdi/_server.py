@@ -29,19 +29,22 @@ from mcpdi._overrides import ResolverOverrides
 from mcpdi._registration import caller_namespace
 from mcpdi._registry import Registry
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
+from mcpdi._sdk_server import SSE_NOT_SERVED, refuse_unserved, tool_parts
+from mcpdi._settings import Settings
 from mcpdi._state._security import RequestStateSecurity
 from mcpdi._tools import RegisteredTool
 from mcpdi.engine import AppScope
-from mcpdi.lowlevel._handover import TransportName
+from mcpdi.lowlevel._handover import TransportName, serve_async
 from mcpdi.lowlevel._param_headers import HeaderParam
 from mcpdi.lowlevel._runner import Runner
 from mcpdi.lowlevel._server import Server
+from mcpdi.lowlevel._serving import CustomRoute, ServingOptions
+from mcpdi.lowlevel._session_manager import SessionManager
 
 # Imported where first used, so that a start serving `initialize` goes without them: explaining
 # (`max_rounds`, `mcp.explain`), the in-memory calls and resource objects.
 if TYPE_CHECKING:
     from starlette.applications import Starlette
-    from starlette.routing import BaseRoute
 
     from mcpdi._in_memory._calls import Answers, ReadResourceContents
     from mcpdi.engine import Explanation
@@ -111,7 +114,19 @@ class MCPServer(Registering, Generic[LifespanT]):
         middleware: Sequence[ServerMiddleware] | None = None,
         token_verifier: TokenVerifier | None = None,
         auth: AuthSettings | None = None,
+        auth_server_provider: object | None = None,
+        tools: Sequence[Any] | None = None,
+        resources: Sequence[Any] | None = None,
+        extensions: Sequence[Any] | None = None,
+        cache_hints: Mapping[str, Any] | None = None,
+        subscriptions: object | None = None,
     ) -> None:
+        refuse_unserved(
+            auth_server_provider=auth_server_provider,
+            extensions=extensions,
+            cache_hints=cache_hints,
+            subscriptions=subscriptions,
+        )
         check_lifespan(lifespan)
         self.request_state = chosen_request_state(request_state, request_state_security)
         self.resource_security = resource_security
@@ -129,11 +144,9 @@ class MCPServer(Registering, Generic[LifespanT]):
             },
         )
         self._app_scope = AppScope()
-        self._custom_routes: list[BaseRoute] = []
+        self._custom_routes: list[CustomRoute] = []
         self._middleware: list[ServerMiddleware] = list(middleware or ())
-        if (token_verifier is None) != (auth is None):
-            msg = "bearer auth needs both token_verifier= and auth=AuthSettings(issuer_url=...)"
-            raise ValueError(msg)
+        ServingOptions(token_verifier, auth)  # both or neither
         self._token_verifier = token_verifier
         self._auth = auth
         self._handlers = handlers = Handlers(self, self._registry)
@@ -151,10 +164,26 @@ class MCPServer(Registering, Generic[LifespanT]):
             get_tool_header_params=self._registry.tool_header_params,
             **on,
         )
+        self._server.serving_options = self.serving_options
         self._server.answer_in_wire_form("tools/call", handlers.in_wire_form(on, self._middleware))
         registry = self._registry
         registries = (registry.tools, registry.prompts, registry.resources)
         self._overrides = ResolverOverrides(self.name, registries, validate_resolvers=validate_resolvers)
+        self.settings = Settings(
+            debug,
+            log_level or "INFO",
+            warn_on_duplicate_resources,
+            warn_on_duplicate_tools,
+            warn_on_duplicate_prompts,
+            self.dependencies,
+            lifespan,
+            auth,
+        )
+        for tool in tools or ():
+            fn, keywords = tool_parts(tool)
+            self.add_tool(fn, **keywords)
+        for resource in resources or ():
+            self.add_resource(resource)
 
     # -- identity (read from the low-level server, which announces it) ---------------------
 
@@ -211,6 +240,27 @@ class MCPServer(Registering, Generic[LifespanT]):
         """Enter the lifespan once and yield the `Runner` that answers messages."""
         return self._server.running()
 
+    @property
+    def session_manager(self) -> SessionManager:
+        """What an app mounting `streamable_http_app()` enters: `async with mcp.session_manager.run()`."""
+        return self._server.session_manager
+
+    async def run_stdio_async(self) -> None:
+        """Serve on stdin/stdout in the running event loop, until stdin ends."""
+        await serve_async(self, "stdio")
+
+    async def run_streamable_http_async(
+        self, *, host: str = "127.0.0.1", port: int = 8000, **options: Any
+    ) -> None:
+        """Serve over Streamable HTTP in the running event loop until cancelled (`run`'s options)."""
+        self._server.serving_options = self.serving_options
+        await serve_async(self, "streamable-http", host=host, port=port, **options)
+
+    @property
+    def serving_options(self) -> ServingOptions:
+        """Bearer auth, custom routes and debug: every transport serving this server reads them."""
+        return ServingOptions(self._token_verifier, self._auth, tuple(self._custom_routes), self.debug)
+
     def streamable_http_app(
         self,
         *,
@@ -223,26 +273,18 @@ class MCPServer(Registering, Generic[LifespanT]):
 
         `stateless_http`, `json_response` and `streamable_http_path` are the reference
         SDK's names for `stateless`, `json_response` and `path` of `build_http_app`; the
-        routes added with `custom_route` are served next to the MCP endpoint.
+        server's own `serving_options` (bearer auth, `custom_route`s, debug) hold unless a
+        keyword here overrides them, as with every other way of serving it.
         """
-        return self._server.streamable_http_app(
-            **self._app_options(stateless_http, json_response, streamable_http_path, options)
-        )
+        from mcpdi.lowlevel._handover import build_app
 
-    def _app_options(
-        self,
-        stateless_http: bool | None,
-        json_response: bool | None,
-        streamable_http_path: str | None,
-        options: Mapping[str, Any],
-    ) -> dict[str, Any]:
-        merged = {**_http_options(stateless_http, json_response, streamable_http_path), **options}
-        merged.setdefault("debug", self.debug)
-        merged["routes"] = (*self._custom_routes, *merged.get("routes", ()))
-        if self._auth is not None:
-            merged.setdefault("token_verifier", self._token_verifier)
-            merged.setdefault("auth", self._auth)
-        return merged
+        self._server.serving_options = self.serving_options
+        app = build_app(self, **_http_options(stateless_http, json_response, streamable_http_path), **options)
+        return self._server.keep_session_manager(app)
+
+    def sse_app(self, **options: Any) -> Starlette:
+        """The official SDK's legacy HTTP+SSE app, which mcpdi does not serve: `TypeError` naming the fix."""
+        raise TypeError(SSE_NOT_SERVED)
 
     def run(
         self,
@@ -260,6 +302,7 @@ class MCPServer(Registering, Generic[LifespanT]):
         `"http"` and `"streamable-http"` name the same transport; the HTTP options are
         those of `streamable_http_app`.
         """
+        self._server.serving_options = self.serving_options
         if transport == "stdio":
             extra = _http_options(stateless_http, json_response, streamable_http_path)
             if extra or options:
@@ -269,7 +312,7 @@ class MCPServer(Registering, Generic[LifespanT]):
             return
         from mcpdi.lowlevel._handover import serve
 
-        options = self._app_options(stateless_http, json_response, streamable_http_path, options)
+        options = {**_http_options(stateless_http, json_response, streamable_http_path), **options}
         serve(self, transport, host=host, port=port, **options)
 
     def custom_route(
@@ -282,15 +325,13 @@ class MCPServer(Registering, Generic[LifespanT]):
         """Serve a plain HTTP endpoint next to MCP (`async def health(request) -> Response`).
 
         Only the HTTP transport serves it; it passes by no MCP machinery (no session, no
-        `Context`), so check what it needs itself.
+        `Context`, no bearer auth), so check what it needs itself.
         """
-        from starlette.routing import Route  # only HTTP serving needs Starlette
 
         def register(endpoint: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
-            route = Route(
-                path, endpoint=endpoint, methods=methods, name=name, include_in_schema=include_in_schema
-            )
+            route = CustomRoute(path, endpoint, tuple(methods), name, include_in_schema)
             self._custom_routes.append(route)
+            self._server.serving_options = self.serving_options
             return endpoint
 
         return register

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_types import ElicitResult
 
 from mcpdi.lowlevel._errors import MISSING_CAPABILITY, MCPError
+from mcpdi.lowlevel._request_session import RequestSession
 
 if TYPE_CHECKING:
     from mcp_types import ClientCapabilities, Implementation
@@ -16,17 +17,15 @@ if TYPE_CHECKING:
 __all__ = ("Session", "elicit_url")
 
 
-class Session:
+class Session(RequestSession):
     """What one request can send the client beyond its result: notifications, on its stream.
 
     In the handshake era they reach the client on the request's SSE stream (or stdio);
-    with `json_response=True` there is no stream and they are dropped, as logs are.
+    with `json_response=True` there is no stream and they are dropped, as logs are. The
+    methods are the official SDK's `ServerSession`'s (`RequestSession`).
     """
 
-    __slots__ = ("_request",)
-
-    def __init__(self, request: ServerRequestContext[Any]) -> None:
-        self._request = request
+    __slots__ = ()
 
     @property
     def client_capabilities(self) -> ClientCapabilities | None:
@@ -36,33 +35,10 @@ class Session:
     def client_info(self) -> Implementation | None:
         return self._request.client_info
 
-    async def send_notification(self, method: str, params: dict[str, Any] | None = None) -> None:
-        await self._request.send_notification(method, params)
-
-    async def send_tool_list_changed(self) -> None:
-        await self._request.send_notification("notifications/tools/list_changed")
-
-    async def send_prompt_list_changed(self) -> None:
-        await self._request.send_notification("notifications/prompts/list_changed")
-
-    async def send_resource_list_changed(self) -> None:
-        await self._request.send_notification("notifications/resources/list_changed")
-
-    async def send_resource_updated(self, uri: str) -> None:
-        await self._request.send_notification("notifications/resources/updated", {"uri": str(uri)})
-
     async def send_elicit_complete(self, elicitation_id: str) -> None:
         """Tell the client a URL-mode elicitation finished, so it may retry what needed it."""
         params = {"elicitationId": elicitation_id}
         await self._request.send_notification("notifications/elicitation/complete", params)
-
-    async def send_log_message(self, level: str, data: Any, logger: str | None = None) -> None:
-        await self._request.log(level, data, logger)
-
-    async def send_progress_notification(
-        self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
-        await self._request.report_progress(progress, total, message)
 
 
 async def elicit_url(

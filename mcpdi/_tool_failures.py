@@ -14,14 +14,24 @@ from mcpdi.engine import ResolverError
 
 __all__ = ("raise_tool_failure",)
 
-_ANTICIPATED = (ToolError, ResourceError, ElicitationRefused, AnswerRejected, ValidationError)
+# What a resolver or the body raises to fail the call on purpose (anything else is a crash); a
+# `ValidationError` of its own only when it comes from checking the call's arguments.
+_ANTICIPATED = (ToolError, ResourceError, ElicitationRefused, AnswerRejected)
 
 
 def raise_tool_failure(result: CallToolResult, causes: Sequence[Exception]) -> NoReturn:
-    """Raise `ToolError` for an anticipated failure, `UnexpectedToolError` for a crash."""
+    """Raise `ToolError` for an anticipated failure, `UnexpectedToolError` for a crash.
+
+    `__cause__` is what the resolver or the body raised, as in the SDK (never the engine's
+    `ResolverError` around it).
+    """
     text = " ".join(block.text for block in result.content if isinstance(block, TextContent))
     cause: BaseException | None = causes[-1] if causes else None
-    inner = cause.__cause__ if isinstance(cause, ResolverError) else cause
-    if inner is None or isinstance(inner, _ANTICIPATED):
+    if isinstance(cause, ResolverError) and cause.__cause__ is not None:
+        cause = cause.__cause__
+        if isinstance(cause, _ANTICIPATED):
+            raise ToolError(text) from cause
+        raise UnexpectedToolError(text) from cause
+    if cause is None or isinstance(cause, (*_ANTICIPATED, ValidationError)):
         raise ToolError(text) from cause
     raise UnexpectedToolError(text) from cause

@@ -275,6 +275,14 @@ def _check_shared_sessions(arguments: argparse.Namespace) -> None:
         raise ConfigurationError(msg)
 
 
+def _check_redis_installed() -> None:
+    try:
+        import redis  # noqa: F401  # pyright: ignore[reportUnusedImport]
+    except ImportError:
+        msg = "--redis needs the redis package: pip install 'mcpdi[redis]'"
+        raise ConfigurationError(msg) from None
+
+
 def _shared_sessions(arguments: argparse.Namespace) -> dict[str, Any]:
     """`sessions=RedisSessions(url)` for `serve_http` with `--shared-sessions`, else nothing."""
     if not arguments.shared_sessions:
@@ -375,6 +383,8 @@ def _run(arguments: argparse.Namespace, argv: Sequence[str]) -> None:
             _check_workers(arguments)
         if arguments.shared_sessions:
             _check_shared_sessions(arguments)
+        if arguments.redis is not None:
+            _check_redis_installed()
         with quiet:
             server = find_server(load_module(path), path, name)
         configure_state(server, keys, arguments.redis)
@@ -385,13 +395,17 @@ def _run(arguments: argparse.Namespace, argv: Sequence[str]) -> None:
         return
     if arguments.transport == "stdio":
         from mcpdi_transport._serve import run_server
+        from mcpdi_transport._serving_options import StdioAuthError
 
-        run_server(
-            server,
-            "stdio",
-            eof_grace=arguments.grace,
-            client_request_timeout=arguments.client_request_timeout,
-        )
+        try:
+            run_server(
+                server,
+                "stdio",
+                eof_grace=arguments.grace,
+                client_request_timeout=arguments.client_request_timeout,
+            )
+        except StdioAuthError as error:
+            raise CommandError(str(error)) from None
         return
     _serve_http(server, arguments)
 

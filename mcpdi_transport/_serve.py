@@ -28,6 +28,10 @@ EventLoop = Literal["auto", "asyncio", "uvloop"]
 logger = logging.getLogger("mcpdi_transport")
 
 _STARTUP_TIMEOUT: Final = 30.0
+_ANSWERS_AFTER_GRACE: Final = 1.0
+"""Seconds after the grace for the last answers to be written and the streams to end."""
+_EXIT_AFTER_ANSWERS: Final = 1.0
+"""Seconds after that before a process whose calls are stuck in threads exits without them."""
 
 SHUTDOWN_GRACE: Final = 10.0
 """Seconds running calls may finish after SIGTERM or Ctrl-C before they are answered with an error."""
@@ -87,18 +91,23 @@ async def serve_http(
     # A socket handed in is already listening (a worker process of `mcpdi run --workers`).
     sock = bind_socket(host, port) if sock is None else sock
     bound_port: int = sock.getsockname()[1]
-    app = build_http_app(server, host=host, **app_options)
+    app = build_http_app(server, host=host, shutdown_grace=shutdown_grace, **app_options)
     config = uvicorn.Config(
         app,
         log_level=log_level,
         lifespan="on",
         http=header_deadline_protocol(header_timeout, http),
-        timeout_graceful_shutdown=math.ceil(shutdown_grace) + 2,
+        timeout_graceful_shutdown=math.ceil(shutdown_grace + _ANSWERS_AFTER_GRACE),
         limit_concurrency=limit_concurrency,
         timeout_keep_alive=math.ceil(timeout_keep_alive),
     )
     drain = app.state.mcpdi_drain
-    uvicorn_server = DrainingServer(config, lambda: drain(shutdown_grace))
+    uvicorn_server = DrainingServer(
+        config,
+        lambda: drain(shutdown_grace),
+        abandoned=app.state.mcpdi_abandoned,
+        exit_deadline=shutdown_grace + _ANSWERS_AFTER_GRACE + _EXIT_AFTER_ANSWERS,
+    )
     stopped = anyio.Event()
     quiet = RateLimitedLogs()
     noisy = [logging.getLogger(name) for name in ("uvicorn.error", "asyncio", "mcpdi_transport", "mcpdi")]

@@ -16,6 +16,7 @@ import anyio.from_thread
 import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream
 
+from mcpdi import authenticated
 from mcpdi.lowlevel import (
     INTERNAL_ERROR,
     PARSE_ERROR,
@@ -36,6 +37,7 @@ from mcpdi.lowlevel import (
 from mcpdi_transport._listen import ServesMCP
 from mcpdi_transport._outbound import OutboundRequests, request_key
 from mcpdi_transport._serving import serve_message
+from mcpdi_transport._serving_options import serving_options_of, stdio_principal
 
 __all__ = ("serve_stdio",)
 
@@ -354,7 +356,31 @@ async def serve_stdio(
     busy in a worker thread then cannot hold the process: it exits
     `_EXIT_AFTER_GRACE` seconds later. A server-to-client request fails after
     `client_request_timeout` seconds without an answer.
+
+    With bearer auth on the server, every request runs as the principal of the token in
+    `MCPDI_ACCESS_TOKEN`, checked by the server's own verifier before serving
+    (`StdioAuthError` when it refuses); without that variable the server says at start that
+    its requests run without a token.
     """
+    principal = await stdio_principal(server)
+    routes = serving_options_of(server).routes
+    if routes:
+        paths = ", ".join(route.path for route in routes)
+        logger.info("custom routes (%s) are served over HTTP only, not on stdio", paths)
+    with contextlib.nullcontext() if principal is None else authenticated(principal):
+        await _serve_stdio(
+            server, stdin, stdout, eof_grace=eof_grace, client_request_timeout=client_request_timeout
+        )
+
+
+async def _serve_stdio(
+    server: ServesMCP,
+    stdin: anyio.abc.ByteReceiveStream | None,
+    stdout: anyio.abc.ByteSendStream | None,
+    *,
+    eof_grace: float,
+    client_request_timeout: float,
+) -> None:
     async with server.running() as runner:
         if stdin is not None and stdout is not None:
             await _serve_lines(

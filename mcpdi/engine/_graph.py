@@ -52,7 +52,8 @@ def _cycle_error(root: Node, path: list[Node]) -> InvalidSignature:
         f"{'  ' if i == 0 else '->'} {node.info.name:<{width}}  {node.info.qualname}  ({node.info.location})"
         for i, node in enumerate(path)
     ]
-    msg = (
+    msg = (  # the SDK's sentence first, so that code matching its words still matches
+        f"Resolver {path[0].info.name!r} has a cyclic dependency. "
         f"Resolvers of {root.info.name!r} depend on each other in a cycle: {drawn}\n"
         + "\n".join(lines)
         + "\nA resolver cannot depend on itself, directly or through other resolvers; "

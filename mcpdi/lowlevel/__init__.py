@@ -50,6 +50,8 @@ from mcpdi.lowlevel._param_headers import x_mcp_header_params as x_mcp_header_pa
 from mcpdi.lowlevel._runner import Runner as Runner
 from mcpdi.lowlevel._server import HandlerEntry as HandlerEntry
 from mcpdi.lowlevel._server import Server as Server
+from mcpdi.lowlevel._serving import CustomRoute as CustomRoute
+from mcpdi.lowlevel._serving import ServingOptions as ServingOptions
 
 __all__ = (
     "HEADER_MISMATCH",
@@ -61,6 +63,7 @@ __all__ = (
     "PARSE_ERROR",
     "UNSUPPORTED_VERSION",
     "Connection",
+    "CustomRoute",
     "Era",
     "HandlerEntry",
     "HeaderParam",
@@ -77,6 +80,7 @@ __all__ = (
     "Runner",
     "Server",
     "ServerRequestContext",
+    "ServingOptions",
     "check_modern_http_request",
     "classify_message",
     "decode_header_value",

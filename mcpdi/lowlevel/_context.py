@@ -10,6 +10,7 @@ from typing_extensions import TypeVar
 
 from mcpdi.lowlevel._envelope import LOG_LEVELS, Envelope, progress_token_of
 from mcpdi.lowlevel._errors import NoBackChannel
+from mcpdi.lowlevel._request_session import RequestSession, progress_params
 
 if TYPE_CHECKING:
     from mcp_types import ClientCapabilities, Implementation
@@ -114,6 +115,11 @@ class ServerRequestContext(Generic[LifespanT]):
             return self.requested_log_level
         return self.connection.log_level
 
+    @property
+    def session(self) -> RequestSession:
+        """The official SDK's `ServerSession` methods for this request (`send_log_message`, ...)."""
+        return RequestSession(self)
+
     async def send_notification(self, method: str, params: Mapping[str, Any] | None = None) -> None:
         """Send a notification related to this request."""
         await self.peer.notify(method, params)
@@ -143,12 +149,7 @@ class ServerRequestContext(Generic[LifespanT]):
         token = self.progress_token
         if token is None:
             return
-        params: dict[str, Any] = {"progressToken": token, "progress": progress}
-        if total is not None:
-            params["total"] = total
-        if message is not None:
-            params["message"] = message
-        await self.peer.notify("notifications/progress", params)
+        await self.peer.notify("notifications/progress", progress_params(token, progress, total, message))
 
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Send `notifications/message` if the client wants messages of this level.

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
+from mcp_types import ErrorData, JSONRPCError
+
 __all__ = (
     "HEADER_MISMATCH",
     "INTERNAL_ERROR",
@@ -47,6 +49,20 @@ class MCPError(Exception):
         self.code = code
         self.message = message
         self.data = data
+
+    @property
+    def error(self) -> ErrorData:
+        """The error as the wire type (`err.error.code`, as the official SDK spells it)."""
+        return ErrorData(code=self.code, message=self.message, data=self.data)
+
+    @classmethod
+    def from_error_data(cls, error: ErrorData) -> MCPError:
+        """The error a peer answered with, as `MCPError` (`from_jsonrpc_error` for a whole response)."""
+        return cls(error.code, error.message, error.data)
+
+    @classmethod
+    def from_jsonrpc_error(cls, error: JSONRPCError) -> MCPError:
+        return cls.from_error_data(error.error)
 
     def to_error(self) -> dict[str, Any]:
         """The JSON-RPC `error` member (`data` only when there is some)."""

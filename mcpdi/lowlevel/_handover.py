@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcpdi.lowlevel._sdk_options import app_options
+
 if TYPE_CHECKING:
     from starlette.applications import Starlette
 
     from mcpdi_transport._listen import ServesMCP
 
-__all__ = ("TransportName", "build_app", "serve")
+__all__ = ("TransportName", "build_app", "serve", "serve_async")
 
 TransportName = Literal["stdio", "streamable-http", "http"]
 
@@ -29,8 +31,11 @@ def _transport() -> Any:
 
 
 def build_app(server: ServesMCP, **options: Any) -> Starlette:
-    """A Starlette app serving `server` over Streamable HTTP (`mcpdi_transport.build_http_app`)."""
-    app: Starlette = _transport().build_http_app(server, **options)
+    """A Starlette app serving `server` over Streamable HTTP (`mcpdi_transport.build_http_app`).
+
+    `options` may be spelled as the official SDK spells them (`stateless_http=`, ...).
+    """
+    app: Starlette = _transport().build_http_app(server, **app_options(options))
     return app
 
 
@@ -39,4 +44,15 @@ def serve(server: ServesMCP, transport: TransportName, **options: Any) -> None:
     if transport not in ("stdio", "streamable-http", "http"):
         msg = f"unknown transport {transport!r}; use 'stdio' or 'streamable-http' (alias 'http')"
         raise ValueError(msg)
-    _transport().run_server(server, transport, **options)
+    _transport().run_server(server, transport, **app_options(options))
+
+
+async def serve_async(server: ServesMCP, transport: TransportName, **options: Any) -> None:
+    """Serve `server` until cancelled, in the running event loop (`serve_stdio`, `serve_http`)."""
+    if transport == "stdio":
+        await _transport().serve_stdio(server, **options)
+    elif transport in ("streamable-http", "http"):
+        await _transport().serve_http(server, **app_options(options))
+    else:
+        msg = f"unknown transport {transport!r}; use 'stdio' or 'streamable-http' (alias 'http')"
+        raise ValueError(msg)

@@ -12,7 +12,10 @@ from pydantic import BaseModel
 
 from mcpdi.lowlevel._context import LifespanT, ServerRequestContext
 from mcpdi.lowlevel._handover import TransportName, build_app, serve
+from mcpdi.lowlevel._initialization import InitializationOptions, initialization_options
 from mcpdi.lowlevel._runner import Runner
+from mcpdi.lowlevel._serving import ServingOptions
+from mcpdi.lowlevel._session_manager import NOT_BUILT, SessionManager
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -132,6 +135,8 @@ class Server(Generic[LifespanT]):
         self.website_url = website_url
         self.icons = icons
         self.lifespan = lifespan
+        self.serving_options = ServingOptions()
+        """Bearer auth, HTTP routes and debug, which every transport serving this server honours."""
         self.get_tool_input_schema = get_tool_input_schema
         self.get_tool_header_params = get_tool_header_params
         self.on_set_logging_level = on_set_logging_level
@@ -151,6 +156,7 @@ class Server(Generic[LifespanT]):
             if handler is not None:
                 self._handlers[method] = HandlerEntry(params_type, handler)
         self._server_info_wire: dict[str, Any] | None = None
+        self._session_manager: SessionManager | None = None
 
     def add_request_handler(
         self,
@@ -229,8 +235,36 @@ class Server(Generic[LifespanT]):
             yield Runner(self, lifespan_context)
 
     def streamable_http_app(self, **options: Any) -> Starlette:
-        """A Starlette app serving this server over Streamable HTTP (both eras); needs `mcpdi_transport`."""
-        return build_app(self, **options)
+        """A Starlette app serving this server over Streamable HTTP (both eras); needs `mcpdi_transport`.
+
+        `options` are `build_http_app`'s, or the official SDK's names for them.
+        """
+        return self.keep_session_manager(build_app(self, **options))
+
+    def keep_session_manager(self, app: Starlette) -> Starlette:
+        """Remember `app` as the one `session_manager` runs (and return it)."""
+        self._session_manager = SessionManager(app)
+        return app
+
+    def create_initialization_options(
+        self,
+        notification_options: object | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        """The identity and handshake-era capabilities `initialize` announces (the SDK's record).
+
+        `notification_options` and `extensions` are taken for the SDK's signature: mcpdi
+        sends no list-changed notifications and serves no extensions.
+        """
+        return initialization_options(self, experimental_capabilities)
+
+    @property
+    def session_manager(self) -> SessionManager:
+        """The sessions of the app `streamable_http_app()` built; `RuntimeError` before it was called."""
+        if self._session_manager is None:
+            raise RuntimeError(NOT_BUILT)
+        return self._session_manager
 
     def run(
         self,

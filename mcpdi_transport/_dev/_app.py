@@ -43,8 +43,14 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
     return files
 
 
+def _is_page_path(path: str) -> bool:
+    return path == "/" or path.startswith(("/static/", "/dev/"))
+
+
 class _Front:
-    """Host and Origin checks (the MCP endpoint's own policy) for every route; `/mcp` goes to the slot."""
+    """Host and Origin checks (the MCP endpoint's own policy) for the page's routes; every other
+    path goes to the slot, whose app serves `/mcp` and the server's own routes (its Protected
+    Resource Metadata, its `custom_route`s) as any other way of serving it would."""
 
     def __init__(self, app: ASGIApp, policy: SecurityPolicy, slot: ServerSlot) -> None:
         self.app = app
@@ -55,7 +61,7 @@ class _Front:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope["path"] == MCP_PATH:
+        if not _is_page_path(scope["path"]):
             await self.slot(scope, receive, send)  # the MCP app checks the same policy itself
             return
         # Content-Type is the MCP endpoint's own rule; the page's routes are all GET.

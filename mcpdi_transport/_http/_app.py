@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcpdi import AuthSettings, TokenVerifier, from_address
+from mcpdi.lowlevel import CustomRoute
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
 from mcpdi_transport._http._common import AppOptions, Running, header_values
 from mcpdi_transport._http._legacy import LegacyEndpoint
@@ -31,12 +32,16 @@ from mcpdi_transport._http._security import (
 )
 from mcpdi_transport._http._session import DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_MAX_BUFFERED_BYTES
 from mcpdi_transport._http._shared import SharedLegacyEndpoint
+from mcpdi_transport._http._signals import drain_on_signals
 from mcpdi_transport._http._store import SessionStore
 from mcpdi_transport._listen import ServesMCP
+from mcpdi_transport._serving_options import serving_options_of
 
-__all__ = ("build_http_app",)
+__all__ = ("build_http_app", "starlette_route")
 
 _SWEEP_INTERVAL: Final = 60.0
+_CANCELLED_ANSWERS: Final = 0.5
+"""Seconds the cancelled requests have to answer at the end of the grace, before they are answered."""
 
 logger = logging.getLogger("mcpdi_transport")
 
@@ -54,6 +59,8 @@ class _Endpoint:
         self.options = options
         self.legacy = LegacyEndpoint(options) if sessions is None else SharedLegacyEndpoint(options, sessions)
         self.running: Running | None = None
+        self.abandoned = 0
+        """Calls answered at the end of a shutdown grace whose handlers would not stop."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -78,24 +85,38 @@ class _Endpoint:
     def drain(self, grace: float) -> None:
         """Shutdown began: requests get `grace` seconds, then a JSON-RPC error; streams end.
 
-        Call from the event loop's thread (`loop.call_soon_threadsafe` from a signal handler).
+        Call from the event loop's thread (`loop.call_soon_threadsafe` from a signal handler);
+        a second call changes nothing.
         """
         running = self.running
-        if running is None or running.stopping:
+        if running is None or running.draining:
             return
+        running.draining = True
 
         async def stop_after_grace() -> None:
             with anyio.move_on_after(grace):
                 while running.in_flight:
                     await anyio.sleep(0.05)
             running.stop_requests()
-            with anyio.move_on_after(1):  # the cancelled handlers write their answers
+            with anyio.move_on_after(_CANCELLED_ANSWERS):  # the cancelled handlers write their answers
                 while running.in_flight:
                     await anyio.sleep(0.01)
+            stuck = await running.answer_stuck()
+            self.abandoned += stuck
+            if stuck:
+                logger.warning(
+                    "%d call(s) did not stop when cancelled at the end of the shutdown grace (a "
+                    "synchronous tool blocking its thread?): answered with -32603, left to finish",
+                    stuck,
+                )
             await anyio.sleep(0)
             self.legacy.end_all()
 
         running.task_group.start_soon(stop_after_grace)
+
+    async def drain_when(self, signalled: anyio.Event, grace: float) -> None:
+        await signalled.wait()
+        self.drain(grace)
 
     async def sweep(self) -> None:
         while True:
@@ -151,6 +172,18 @@ def _checked_prefix(prefix: str) -> str:
     return prefix
 
 
+def starlette_route(route: CustomRoute) -> Route:
+    """A server's `custom_route` as the Starlette route that serves it."""
+    methods = list(route.methods) if route.methods is not None else None
+    return Route(
+        route.path,
+        endpoint=route.endpoint,
+        methods=methods,
+        name=route.name,
+        include_in_schema=route.include_in_schema,
+    )
+
+
 def build_http_app(
     server: ServesMCP,
     *,
@@ -166,17 +199,23 @@ def build_http_app(
     sse_retry_ms: int = 1000,
     max_sessions: int = 10_000,
     max_sessions_per_peer: int = 1000,
+    shutdown_grace: float = 10.0,
     session_idle_timeout: float = 30 * 60.0,
     client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
     session_id_prefix: str = "",
     sessions: SessionStore | None = None,
-    debug: bool = False,
+    debug: bool | None = None,
     routes: Sequence[BaseRoute] = (),
     token_verifier: TokenVerifier | None = None,
     auth: AuthSettings | None = None,
 ) -> Starlette:
     """A Starlette app serving `server` at `path` over Streamable HTTP, both protocol eras.
+
+    Every way of serving a server over HTTP comes here (`mcp.run("http")`,
+    `streamable_http_app()`, `serve_http`, `mcpdi run`, `mcpdi dev`), and this is where the
+    server's own `serving_options` are read: its bearer auth, its `custom_route`s (served
+    before `routes`) and its debug flag, each overridden by the keyword of the same name.
 
     - `json_response`: answer requests with one JSON object instead of an SSE stream (no
       notifications during a call, and no server-to-client requests in the handshake era).
@@ -196,6 +235,9 @@ def build_http_app(
       auth, else one client address, an IPv6 /64); more get 429. At `max_sessions`, the
       session ended for a newcomer is one of the peer holding the most. Behind a proxy,
       let uvicorn take the client's address from `X-Forwarded-For` (`forwarded_allow_ips`).
+    - `shutdown_grace`: at SIGTERM or Ctrl-C (whoever serves the app: `mcpdi run`, your own
+      uvicorn), running calls get this many seconds; then each is answered with `-32603`
+      "The server is shutting down" and the open streams end, so the server can exit.
     - `client_request_timeout`: seconds a server-to-client request (elicitation, sampling,
       roots) waits for the client's answer before the call fails with `-32001`.
     - `max_buffered_bytes`: events one session keeps for reading and resuming; past it the
@@ -215,6 +257,11 @@ def build_http_app(
     when mounting this app into another one, enter `app.router.lifespan_context(app)` from
     the outer app's lifespan.
     """
+    own = serving_options_of(server)
+    if token_verifier is None and auth is None:  # the pair comes whole, from here or from the server
+        token_verifier, auth = own.token_verifier, own.auth
+    debug = own.debug if debug is None else debug
+    routes = [*map(starlette_route, own.routes), *routes]
     options = AppOptions(
         json_response=json_response,
         stateless=stateless,
@@ -246,8 +293,11 @@ def build_http_app(
             group.start_soon(endpoint.sweep)
             if isinstance(endpoint.legacy, SharedLegacyEndpoint):
                 group.start_soon(endpoint.legacy.run, endpoint.running)
+            signalled = anyio.Event()
+            group.start_soon(endpoint.drain_when, signalled, shutdown_grace)
             try:
-                yield
+                with drain_on_signals(signalled.set):
+                    yield
             finally:
                 endpoint.running = None
                 endpoint.legacy.end_all()
@@ -284,4 +334,5 @@ def build_http_app(
         lifespan=lifespan,
     )
     app.state.mcpdi_drain = endpoint.drain
+    app.state.mcpdi_abandoned = lambda: endpoint.abandoned
     return app

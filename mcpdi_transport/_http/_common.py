@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -24,6 +24,7 @@ __all__ = (
     "NO_BODY",
     "SHUTTING_DOWN",
     "AppOptions",
+    "LateAnswer",
     "Running",
     "accepts",
     "error_body",
@@ -64,17 +65,29 @@ class AppOptions:
 SHUTTING_DOWN: Final = "The server is shutting down"
 
 
+LateAnswer = Callable[[], Awaitable[None]]
+"""Sends a request's shutdown answer through its own response, from another task."""
+
+
 @dataclass(slots=True)
 class Running:
     """What the app's lifespan provides to requests: the server's runner and a task group.
 
     `in_flight` holds the cancel scope of every request being handled, so that a shutdown
-    can end them all with a JSON-RPC error once its grace is over (`stop_requests`).
+    can end them all with a JSON-RPC error once its grace is over (`stop_requests`), and
+    for each the way to answer it from outside (`answer_stuck`) should its handler not
+    stop when cancelled (a synchronous tool in a thread cannot be interrupted).
     """
 
     runner: Any
     task_group: TaskGroup
-    in_flight: set[anyio.CancelScope] = field(default_factory=set[anyio.CancelScope])
+    in_flight: dict[anyio.CancelScope, LateAnswer | None] = field(
+        default_factory=dict[anyio.CancelScope, "LateAnswer | None"]
+    )
+    draining: bool = False
+    """Shutdown began: requests running now get the grace."""
+    abandoned: int = 0
+    """Requests answered by `answer_stuck` whose handlers still run (in threads, say)."""
     stopping: bool = False
     disconnect_ticker: Ticker | None = None
     """The deadlines after which JSON answers still running watch for the client leaving."""
@@ -84,6 +97,21 @@ class Running:
         self.stopping = True
         for scope in list(self.in_flight):
             scope.cancel()
+
+    async def answer_stuck(self) -> int:
+        """Answer the requests still running after `stop_requests` from outside their handlers.
+
+        Their handlers go on (their late answers are dropped); the number answered is returned.
+        """
+        stuck = [answer for answer in self.in_flight.values() if answer is not None]
+        self.in_flight.clear()
+        self.abandoned += len(stuck)
+        for answer in stuck:
+            try:
+                await answer()
+            except Exception:
+                logger.debug("a shutdown answer could not be sent", exc_info=True)
+        return len(stuck)
 
 
 def accepts(scope: Scope) -> tuple[bool, bool]:
@@ -175,6 +203,7 @@ async def handle_safely(
     peer: Any,
     *,
     cancel_scope: anyio.CancelScope | None = None,
+    answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
 ) -> Any:
     """`serve_message` (a failure of the runner itself is `-32603`, not a 500), counted in flight.
 
@@ -182,18 +211,24 @@ async def handle_safely(
     with `-32603` "The server is shutting down". The handler runs in `cancel_scope` (a new
     one by default): a caller that cancels for its own reasons (a client that left)
     passes the scope it cancels, so one scope serves both; the answer is then None.
+    `answer_late` sends that shutdown answer from another task if the handler does not
+    stop when cancelled (the caller then drops whatever this returns later).
     """
-    is_request = isinstance(message, Request) or ("id" in message and "method" in message)
+    if isinstance(message, Request):
+        is_request, request_id = True, message.id
+    else:
+        is_request, request_id = "id" in message and "method" in message, message.get("id")
     with anyio.CancelScope() if cancel_scope is None else cancel_scope as scope:
-        running.in_flight.add(scope)
+        late: LateAnswer | None = None
+        if answer_late is not None and is_request:
+            late = functools.partial(answer_late, error_body(INTERNAL_ERROR, SHUTTING_DOWN, request_id))
+        running.in_flight[scope] = late
         try:
             return await serve_message(running.runner, message, connection, peer)
         finally:
-            running.in_flight.discard(scope)
+            running.in_flight.pop(scope, None)
     if running.stopping and is_request:
-        return error_body(
-            INTERNAL_ERROR, SHUTTING_DOWN, message.id if isinstance(message, Request) else message["id"]
-        )
+        return error_body(INTERNAL_ERROR, SHUTTING_DOWN, request_id)
     return None
 
 

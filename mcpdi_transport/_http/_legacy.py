@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, Protocol, cast
 
 import anyio
@@ -108,6 +108,7 @@ class MessageHandler(Protocol):
         peer: Any,
         *,
         cancel_scope: anyio.CancelScope | None = None,
+        answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> Any: ...
 
 
@@ -318,18 +319,27 @@ class LegacyEndpoint:
         response: dict[str, Any] | None = None
         key = request_key(request.id)
         cancel_scope = anyio.CancelScope()  # one scope: `notifications/cancelled` and a shutdown cancel it
+        headers = {_SESSION_HEADER: session.session_id} if session is not None else None
+        answered = False
+
+        async def answer_late(late: dict[str, Any]) -> None:
+            nonlocal answered
+            answered = True
+            await json_reply(scope, receive, send, late, headers=headers)
+
         if session is not None:
             session.running[key] = cancel_scope
         try:
             response = await self.handle_message(
-                running, message, connection, peer, cancel_scope=cancel_scope
+                running, message, connection, peer, cancel_scope=cancel_scope, answer_late=answer_late
             )
         finally:
             if session is not None:
                 session.running.pop(key, None)
+        if answered:
+            return
         if response is None:
             response = error_body(_REQUEST_CANCELLED, "Request cancelled", request.id)
-        headers = {_SESSION_HEADER: session.session_id} if session is not None else None
         await json_reply(scope, receive, send, response, headers=headers)
 
     async def _answer_sse(
@@ -359,12 +369,18 @@ class LegacyEndpoint:
         if session is not None:
             session.running[key] = cancel_scope
 
+        async def answer_late(late: dict[str, Any]) -> None:
+            stream.append(late)
+            stream.close()
+
         async def run_handler() -> None:
             # This task lives in the app's lifespan group: nothing may escape it, or every
             # session and request of the server would end with it.
             try:
                 with cancel_scope:
-                    response = await self.handle_message(running, message, connection, peer)
+                    response = await self.handle_message(
+                        running, message, connection, peer, answer_late=answer_late
+                    )
                     if response is not None:
                         stream.append(response)
             except Exception:

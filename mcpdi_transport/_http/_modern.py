@@ -187,20 +187,29 @@ async def _answer_json(
         loop = asyncio.get_running_loop()
     except RuntimeError:  # not on asyncio (trio)
         loop = None
+    answered = False
+
+    async def answer_late(response: dict[str, Any]) -> None:
+        nonlocal answered
+        answered = True
+        await _reply(scope, receive, send, response)
+
     if loop is None:
         response: dict[str, Any] | None = None
         async with anyio.create_task_group() as group:
             group.start_soon(watch_disconnect, receive, group.cancel_scope)
-            response = await handle_safely(running, request, connection, peer)
+            response = await handle_safely(running, request, connection, peer, answer_late=answer_late)
             group.cancel_scope.cancel()
     else:
         cancel_scope = anyio.CancelScope()  # one scope: a client leaving and a shutdown both cancel it
         watch = _LateDisconnectWatch(_disconnect_ticker(running, loop), receive, cancel_scope)
         try:
-            response = await handle_safely(running, request, connection, peer, cancel_scope=cancel_scope)
+            response = await handle_safely(
+                running, request, connection, peer, cancel_scope=cancel_scope, answer_late=answer_late
+            )
         finally:
             watch.stop()
-    if response is not None:
+    if response is not None and not answered:
         await _reply(scope, receive, send, response)
 
 
@@ -217,9 +226,13 @@ async def _answer_deferred(
     peer = _ExchangePeer(peer_headers(scope), sink)
     outcome: list[dict[str, Any] | None] = []
 
+    async def answer_late(response: dict[str, Any]) -> None:
+        outcome.append(response)
+        sink.close()  # the answer goes out as if the handler had returned it
+
     async def run_handler() -> None:
         async with sink:
-            outcome.append(await handle_safely(running, request, connection, peer))
+            outcome.append(await handle_safely(running, request, connection, peer, answer_late=answer_late))
 
     async with events, anyio.create_task_group() as group:
         group.start_soon(run_handler)

@@ -15,7 +15,7 @@ import json
 import logging
 import secrets
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, cast
 
 import anyio
@@ -292,13 +292,17 @@ class SharedLegacyEndpoint(LegacyEndpoint):
         peer: Any,
         *,
         cancel_scope: anyio.CancelScope | None = None,
+        answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> Any:
         """Serve the message; store the session's record when it changed (before the answer leaves)."""
         session = self._by_connection.get(id(connection))
+        handled = handle_safely(
+            running, message, connection, peer, cancel_scope=cancel_scope, answer_late=answer_late
+        )
         if session is None:
-            return await handle_safely(running, message, connection, peer, cancel_scope=cancel_scope)
+            return await handled
         before = session.state()
-        response = await handle_safely(running, message, connection, peer, cancel_scope=cancel_scope)
+        response = await handled
         if session.state() != before and not session.ended:
             try:
                 await self._store_record(session)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
+import os
+import sys
+import threading
 import time
 from collections.abc import Callable
 from types import FrameType
@@ -17,6 +20,8 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 __all__ = ("DrainingServer", "HttpParser", "RateLimitedLogs", "header_deadline_protocol", "pick_http_parser")
 
 HttpParser = Literal["auto", "h11", "httptools"]
+
+logger = logging.getLogger("mcpdi_transport")
 
 
 def pick_http_parser(http: HttpParser) -> Literal["h11", "httptools"]:
@@ -136,11 +141,26 @@ def _httptools_header_deadline(header_timeout: float) -> type[asyncio.Protocol]:
 
 
 class DrainingServer(uvicorn.Server):
-    """A uvicorn server that tells the app when shutdown begins (SIGTERM, SIGINT)."""
+    """A uvicorn server that tells the app when shutdown begins (SIGTERM, SIGINT).
 
-    def __init__(self, config: uvicorn.Config, on_exit: Callable[[], None]) -> None:
+    `exit_deadline` seconds after the signal, a process still alive while some calls could
+    not be stopped (`abandoned()`: a synchronous tool blocking its thread; each was answered
+    with an error already) exits without waiting for them: Python would wait for the
+    thread however long it takes.
+    """
+
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        on_exit: Callable[[], None],
+        *,
+        abandoned: Callable[[], int] = lambda: 0,
+        exit_deadline: float | None = None,
+    ) -> None:
         super().__init__(config)
         self._on_exit = on_exit
+        self._abandoned = abandoned
+        self._exit_deadline = exit_deadline
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def serve(self, sockets: Any = None) -> None:
@@ -150,7 +170,20 @@ class DrainingServer(uvicorn.Server):
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if self._loop is not None and not self.should_exit:
             self._loop.call_soon_threadsafe(self._on_exit)  # a signal handler may not touch the loop
+            if self._exit_deadline is not None:
+                watchdog = threading.Timer(self._exit_deadline, self._exit_without_stuck_calls)
+                watchdog.daemon = True  # a process that ends in time does not wait for it
+                watchdog.start()
         super().handle_exit(sig, frame)
+
+    def _exit_without_stuck_calls(self) -> None:
+        stuck = self._abandoned()
+        if not stuck:
+            return
+        logger.warning("exiting without waiting for %d call(s) still blocking their threads", stuck)
+        logging.shutdown()
+        sys.stderr.flush()
+        os._exit(1)
 
 
 class RateLimitedLogs(logging.Filter):

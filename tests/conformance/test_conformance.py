@@ -23,7 +23,8 @@ from typing import Any, cast
 
 import pytest
 
-pytestmark = [pytest.mark.conformance, pytest.mark.slow]
+# One worker installs the suite and runs every scenario (the install is not shared between processes).
+pytestmark = [pytest.mark.conformance, pytest.mark.slow, pytest.mark.xdist_group("conformance")]
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL_SCRIPT = Path(__file__).with_name("install.sh")

@@ -68,7 +68,7 @@ async def tool_with_cycle(v: Annotated[int, Resolve(a_hop)]) -> int:
 def test_a_cycle_is_drawn_as_its_whole_path_with_qualname_and_location_of_each_hop() -> None:
     error = refusal(tool_with_cycle)
     assert text_of(error) == snapshot("""\
-Resolvers of 'tool_with_cycle' depend on each other in a cycle: a_hop -> b_hop -> c_hop -> a_hop
+Resolver 'a_hop' has a cyclic dependency. Resolvers of 'tool_with_cycle' depend on each other in a cycle: a_hop -> b_hop -> c_hop -> a_hop
    a_hop  test_engine_signatures:a_hop  (tests/engine/test_engine_signatures.py:N)
 -> b_hop  test_engine_signatures:b_hop  (tests/engine/test_engine_signatures.py:N)
 -> c_hop  test_engine_signatures:c_hop  (tests/engine/test_engine_signatures.py:N)
@@ -93,7 +93,7 @@ async def tool_with_self_cycle(v: Annotated[int, Resolve(selfish)]) -> int:
 
 def test_a_resolver_depending_on_itself_is_a_cycle_of_one_hop() -> None:
     assert text_of(refusal(tool_with_self_cycle)) == snapshot("""\
-Resolvers of 'tool_with_self_cycle' depend on each other in a cycle: selfish -> selfish
+Resolver 'selfish' has a cyclic dependency. Resolvers of 'tool_with_self_cycle' depend on each other in a cycle: selfish -> selfish
    selfish  test_engine_signatures:selfish  (tests/engine/test_engine_signatures.py:N)
 -> selfish  test_engine_signatures:selfish  (tests/engine/test_engine_signatures.py:N)
 A resolver cannot depend on itself, directly or through other resolvers; remove one of these dependencies.\

@@ -32,6 +32,9 @@ async def any_client(kind: str, target: Any, mode: str, **options: Any) -> Async
             async with SdkClient(target, mode=mode, **options) as client:
                 yield client
         else:
+            # A stdio server's start counts toward its first answer, which on a loaded machine can
+            # take longer than the client's default 10 s; the 30 s above bound the whole connection.
+            options.setdefault("discover_timeout", 30)
             async with Client(target, mode=mode, **options) as client:
                 yield client
 

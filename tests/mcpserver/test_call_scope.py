@@ -80,8 +80,11 @@ def test_a_call_scoped_resolver_needs_a_return_type_pydantic_can_carry() -> None
     def opaque() -> Opaque:
         return Opaque()
 
+    def anything() -> object:
+        return object()
+
     texts: list[str] = []
-    for resolver in (unannotated, opaque):
+    for resolver in (unannotated, opaque, anything):
         with pytest.raises(InvalidSignature) as error:
 
             @mcp.tool()
@@ -93,5 +96,6 @@ def test_a_call_scoped_resolver_needs_a_return_type_pydantic_can_carry() -> None
         [
             "Resolver 'unannotated' (tests/mcpserver/test_call_scope.py:N) is call-scoped but has no return annotation; its value is carried to later rounds as JSON, checked against that annotation. Annotate what it returns, e.g. `-> int`.",
             "Resolver 'opaque' (tests/mcpserver/test_call_scope.py:N) is call-scoped, but its return type test_a_call_scoped_resolver_needs_a_return_type_pydantic_can_carry.<locals>.Opaque cannot be carried to later rounds: pydantic has no schema for it. Return a model, dataclass or JSON-like value, or keep the default scope.",
+            "Resolver 'anything' (tests/mcpserver/test_call_scope.py:N) is call-scoped but returns `object`; its value is carried to later rounds as JSON, checked against the return annotation, and `object` can be anything. Annotate what it returns, e.g. `-> int`.",
         ]
     )

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
@@ -213,6 +214,8 @@ async def test_logging_and_progress_reach_the_client_when_asked_for(protocol_ver
         "notifications/progress",
         {"progressToken": "p1", "progress": 1, "total": 2, "message": "half"},
     ) in notes
+    (progress,) = [params for method, params in notes if method == "notifications/progress"]
+    assert json.dumps(progress) == '{"progressToken": "p1", "progress": 1.0, "total": 2.0, "message": "half"}'
 
 
 def test_the_tool_decorator_needs_parentheses() -> None:

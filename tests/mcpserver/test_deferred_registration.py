@@ -238,7 +238,7 @@ async def test_a_templates_regex_waits_for_the_first_read_and_matches_as_one_bui
     registered = mcp._registry.resources[template]  # pyright: ignore[reportPrivateUsage]
     assert registered.pattern is not None
     assert not registered.pattern.built
-    eager = re.compile(r"books://(?P<shelf>[^/]+)/(?P<title>[^/]+)/stock\.(?P<fmt>[^/]+)")
+    eager = re.compile(r"books://(?P<shelf>[^/?#&,]*)/(?P<title>[^/?#&,]*)/stock\.(?P<fmt>[^/?#&,]*)")
     uris = [
         "books://a/Dune/stock.txt",
         "books://a/b/Dune/stock.txt",

@@ -27,35 +27,37 @@ def located(error: pytest.ExceptionInfo[Any]) -> str:
         (
             "res://{a",
             snapshot(
-                "Resource URI template 'res://{a' (<here>) is malformed at position 6: a '{' that is never closed"
+                "Unclosed expression at position 6. Resource URI template 'res://{a' (<here>) is malformed at position 6: a '{' that is never closed"
             ),
         ),
         (
             "res://a}",
             snapshot(
-                "Resource URI template 'res://a}' (<here>) is malformed at position 7: a '}' without its '{'"
+                "Unmatched '}' at position 7. Resource URI template 'res://a}' (<here>) is malformed at position 7: a '}' without its '{'"
             ),
         ),
         (
             "res://{}",
-            snapshot("Resource URI template 'res://{}' (<here>) is malformed at position 6: an empty '{}'"),
+            snapshot(
+                "Empty expression at position 6. Resource URI template 'res://{}' (<here>) is malformed at position 6: an empty '{}'"
+            ),
         ),
         (
             "res://{a b}",
             snapshot(
-                "Resource URI template 'res://{a b}' (<here>) is malformed at position 6: 'a b' is not a variable name (letters, digits, '_')"
+                "Invalid variable name 'a b' at position 6. Resource URI template 'res://{a b}' (<here>) is malformed at position 6: 'a b' is not a variable name (letters, digits, '_')"
             ),
         ),
         (
             "res://{a}/{a}",
             snapshot(
-                "Resource URI template 'res://{a}/{a}' (<here>) is malformed at position 10: the variable 'a' appears twice"
+                "Variable 'a' appears more than once; repeated variables are not supported. Resource URI template 'res://{a}/{a}' (<here>) is malformed at position 10: the variable 'a' appears twice"
             ),
         ),
         (
             "res://{a{b}}",
             snapshot(
-                "Resource URI template 'res://{a{b}}' (<here>) is malformed at position 6: a '{' that is never closed"
+                "Invalid variable name 'a{b' at position 6. Resource URI template 'res://{a{b}}' (<here>) is malformed at position 6: 'a{b' is not a variable name (letters, digits, '_')"
             ),
         ),
     ],

@@ -78,7 +78,7 @@ def test_a_cycle_of_resolvers_is_drawn_in_full() -> None:
             return x
 
     assert text_of(caught) == snapshot("""\
-Resolvers of 'loop' depend on each other in a cycle: cycle_a -> cycle_b -> cycle_a
+Resolver 'cycle_a' has a cyclic dependency. Resolvers of 'loop' depend on each other in a cycle: cycle_a -> cycle_b -> cycle_a
    cycle_a  <module>:cycle_a  (<here>)
 -> cycle_b  <module>:cycle_b  (<here>)
 -> cycle_a  <module>:cycle_a  (<here>)

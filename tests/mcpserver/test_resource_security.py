@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import urllib.parse
 from typing import Any
 
 import pytest
@@ -74,8 +75,9 @@ async def test_ordinary_values_with_dots_and_colons_are_served(name: str) -> Non
 
     response = await read(mcp, f"data://items/{name}")
 
-    assert response["result"]["contents"][0]["text"] == f"item {name}"
-    assert served == [name]
+    value = urllib.parse.unquote(name)  # the function sees the value percent-decoded
+    assert response["result"]["contents"][0]["text"] == f"item {value}"
+    assert served == [value]
 
 
 @pytest.mark.anyio

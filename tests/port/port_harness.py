@@ -35,6 +35,9 @@ _SWAPS = (
     ("from mcp.server.auth.settings import ", "from mcpdi import "),
     ("from mcp.server.auth.provider import ", "from mcpdi import "),
     ("from mcp.server.auth.middleware.auth_context import ", "from mcpdi import "),
+    ("from mcp.server.transport_security import ", "from mcpdi import "),
+    ("from mcp.server.lowlevel import ", "from mcpdi import "),
+    ("from mcp import InvalidUriTemplate", "from mcpdi import InvalidUriTemplate"),
 )
 
 
@@ -120,6 +123,15 @@ async def outcome(call: Awaitable[Any]) -> Any:
 
 
 Scenario = Callable[[Client], Awaitable[Any]]
+
+# A raw handshake-era `initialize` POST, for tests that look at HTTP statuses and SSE frames.
+INITIALIZE_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+def initialize(protocol_version: str = "2025-11-25") -> dict[str, Any]:
+    client = {"name": "port", "version": "1"}
+    params = {"protocolVersion": protocol_version, "capabilities": {}, "clientInfo": client}
+    return {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
 
 
 async def transcripts(name: str, mode: str, scenario: Scenario, **options: Any) -> dict[Flavour, Any]:

@@ -1,0 +1,72 @@
+"""`MCPServer(...)` keywords of the official SDK that mcpdi maps or refuses, and its registration objects.
+
+The SDK's `MCPServer` takes ready-made `Tool` and `Resource` objects (`tools=`,
+`resources=`) and `Prompt` objects (`add_prompt`); mcpdi registers what they wrap. What
+mcpdi does not serve (extensions, cache hints, a subscription bus, an authorization
+server of its own) is refused here with what to use instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final
+
+__all__ = ("SSE_NOT_SERVED", "prompt_parts", "refuse_unserved", "tool_parts")
+
+SSE_NOT_SERVED: Final = (
+    "sse_app() is not served by mcpdi: the HTTP+SSE transport of protocol 2024-11-05 is replaced by "
+    "Streamable HTTP; serve mcp.streamable_http_app() (or mcp.run('streamable-http')), which every "
+    "client of protocol 2025-03-26 or later speaks"
+)
+
+_UNSERVED: Final = {
+    "extensions": (
+        "MCPServer(extensions=...) is not served by mcpdi (no protocol extensions); register the "
+        "extension's tools and resources on the server directly, see docs/porting.md"
+    ),
+    "cache_hints": (
+        "MCPServer(cache_hints=...) is not served by mcpdi; list results carry no cache hints, "
+        "see docs/porting.md"
+    ),
+    "subscriptions": (
+        "MCPServer(subscriptions=<bus>) is not served by mcpdi (no subscriptions/listen); "
+        "pass subscriptions=False or leave it out, see docs/porting.md"
+    ),
+    "auth_server_provider": (
+        "MCPServer(auth_server_provider=...) is not taken by mcpdi, which serves as a resource server "
+        "only: verify the tokens your authorization server issues with token_verifier= "
+        "(mcpdi_transport.JwtVerifier for JWTs) and auth=AuthSettings(issuer_url=...)"
+    ),
+}
+
+
+def refuse_unserved(**options: Any) -> None:
+    """Raise `TypeError` for an SDK option mcpdi does not serve; defaults (None, empty, False) pass."""
+    for key, value in options.items():
+        if key == "subscriptions" and value is False:
+            continue  # "do not serve subscriptions/listen": what mcpdi does
+        if value is not None and value != () and value != [] and value != {}:
+            raise TypeError(_UNSERVED[key])
+
+
+def tool_parts(tool: Any) -> tuple[Callable[..., Any], dict[str, Any]]:
+    """The function an SDK `Tool` wraps and the `add_tool` keywords it carries."""
+    fn = getattr(tool, "fn", None)
+    if not callable(fn):
+        msg = f"MCPServer(tools=[...]) takes the SDK's Tool objects (with .fn); got {tool!r}"
+        raise TypeError(msg)
+    keywords = {key: getattr(tool, key, None) for key in ("name", "title", "description", "annotations")}
+    keywords |= {"icons": getattr(tool, "icons", None), "meta": getattr(tool, "meta", None)}
+    return fn, keywords
+
+
+def prompt_parts(prompt: Any, overrides: dict[str, Any]) -> tuple[Callable[..., Any], dict[str, Any]]:
+    """The function an SDK `Prompt` (or a plain function) registers, and the `prompt()` keywords."""
+    fn = getattr(prompt, "fn", prompt)
+    if not callable(fn):
+        msg = f"add_prompt takes a Prompt object (with .fn) or a function; got {prompt!r}"
+        raise TypeError(msg)
+    keywords = {key: getattr(prompt, key, None) for key in ("name", "title", "description", "icons")}
+    if fn is prompt:
+        keywords = dict.fromkeys(keywords)
+    return fn, {key: overrides.get(key) or value for key, value in keywords.items()}
