@@ -246,3 +246,19 @@ def test_a_resolver_that_cannot_ask_between_two_questions_puts_the_second_in_a_l
     assert message == snapshot(
         "Tool 'apart' (HERE) can ask in 2 rounds, over max_rounds=1: each of pick_size (HERE) -> ask_gift (HERE) asks after the one before has its answer. Ask for several fields in one Elicit form, make a resolver independent of an earlier answer, or raise max_rounds."
     )
+
+
+async def opened_connection() -> Any:
+    yield "connection"
+
+
+def test_an_async_generator_resolver_is_explained_as_async() -> None:
+    mcp = MCPServer("Cleanup")
+
+    @mcp.tool()
+    def use(conn: Annotated[str, Resolve(opened_connection)]) -> str:
+        return conn
+
+    (explanation,) = mcp.explain("use")
+    assert [node.is_async for node in explanation.nodes] == [True]
+    assert "async, scope round" in render_text(explanation)

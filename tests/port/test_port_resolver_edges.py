@@ -1,4 +1,4 @@
-"""SDK-style tests of resolver details on a ported server: what `call_tool` raises, and why."""
+"""SDK-style tests of resolver and context details on a ported server: errors, params, meta, **kwargs."""
 
 from __future__ import annotations
 
@@ -48,7 +48,11 @@ def test_a_cycle_is_refused_with_the_sdks_words_first(flavour: Flavour) -> None:
 
 async def context_and_meta(client: Client) -> dict[str, Any]:
     asking = await outcome(client.call_tool("who_is_asking", {}))
+    listed = await client.list_tools()
     return {
+        "tag schema": next(tool.input_schema for tool in listed.tools if tool.name == "tag"),
+        "tag": await outcome(client.call_tool("tag", {"title": "Dune", "labels": "classic"})),
+        "tag without labels": await outcome(client.call_tool("tag", {"title": "Dune"})),
         "who": asking["content"][0]["text"],
         "catalogue": await outcome(client.read_resource("edges://catalogue")),
         "cover": await outcome(client.read_resource("edges://covers/dune")),
@@ -60,6 +64,10 @@ async def test_client_params_and_resource_meta_read_as_in_the_sdk(mode: str) -> 
     seen = await transcripts("resolver_edges", mode, context_and_meta)
     assert seen["mcpdi"] == seen["sdk"]
     assert seen["mcpdi"]["who"].startswith("mcp speaking ")
+    # **labels is one required argument named labels, as the SDK reads it
+    assert seen["mcpdi"]["tag schema"]["required"] == ["title", "labels"]
+    assert seen["mcpdi"]["tag"]["content"][0]["text"] == "Dune: [('labels', 'classic')]"
+    assert seen["mcpdi"]["tag without labels"]["isError"] is True
     (catalogue,) = seen["mcpdi"]["catalogue"]["contents"]
     assert catalogue == {
         "uri": "edges://catalogue",

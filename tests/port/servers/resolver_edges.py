@@ -52,6 +52,11 @@ def who_is_asking(ctx: Context) -> str:
     return f"{params.client_info.name} speaking {params.protocol_version}"
 
 
+@mcp.tool()
+def tag(title: str, **labels: str) -> str:
+    return f"{title}: {sorted(labels.items())}"
+
+
 @mcp.resource("edges://catalogue", meta={"edition": 2})
 def catalogue() -> str:
     return "Dune, Emma"
