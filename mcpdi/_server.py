@@ -166,6 +166,7 @@ class MCPServer(Registering, Generic[LifespanT]):
         )
         self._server.serving_options = self.serving_options
         self._server.answer_in_wire_form("tools/call", handlers.in_wire_form(on, self._middleware))
+        self._server.answer_in_wire_form("tools/list", handlers.listed_in_wire_form(on, self._middleware))
         registry = self._registry
         registries = (registry.tools, registry.prompts, registry.resources)
         self._overrides = ResolverOverrides(self.name, registries, validate_resolvers=validate_resolvers)

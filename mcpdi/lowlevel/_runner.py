@@ -118,6 +118,9 @@ class Runner(Generic[LifespanT]):
     def __init__(self, server: Server[LifespanT], lifespan_context: LifespanT) -> None:
         self.server = server
         self.lifespan_context = lifespan_context
+        # (method, version) -> the last listed items and their sieved form, while a handler keeps
+        # answering with the very same list (MCPServer's tools/list does until its tools change)
+        self._sieved_items: dict[tuple[str, str], tuple[list[Any], list[Any]]] = {}
 
     async def handle(
         self, message: Mapping[str, Any], connection: Connection, peer: Peer
@@ -395,7 +398,18 @@ class Runner(Generic[LifespanT]):
         try:
             if method == "initialize":  # the handshake era's models alone: the others wait
                 return serialize_initialize_result(version, result)
-            return methods().serialize_server_result(method, version, result)
+            items = result.get("tools") if method == "tools/list" else None
+            if not isinstance(items, list):
+                return methods().serialize_server_result(method, version, result)
+            # Each item is sieved on its own: the same list is sieved once, the rest every time.
+            kept = self._sieved_items.get((method, version))
+            if kept is None or kept[0] is not items:
+                sieved = methods().serialize_server_result(method, version, result)
+                kept = self._sieved_items[(method, version)] = (cast("list[Any]", items), sieved["tools"])
+            else:
+                sieved = methods().serialize_server_result(method, version, {**result, "tools": []})
+            sieved["tools"] = list(kept[1])  # a list of its own: the caller may change it
+            return sieved
         except ValidationError:
             logger.exception("handler for %r returned a result that is invalid at %s", method, version)
             raise MCPError(INTERNAL_ERROR, "Handler returned an invalid result") from None
