@@ -7,7 +7,6 @@ import sys
 
 import mcpdi_transport
 
-
 ALIASES = {"RequestContext": "ClientRequestContext"}  # the official SDK's name for the same class
 
 
