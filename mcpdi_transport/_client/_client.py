@@ -69,7 +69,7 @@ class Client:
     Callbacks answer the server's questions, in the handshake era (server-to-client
     requests) and in the 2026-07-28 era (`inputRequests` of a multi-round call) alike. Their
     shapes follow the official SDK's `(context, params)` convention; the context is a
-    `RequestContext` (`request_id`, `era`, `protocol_version`, `meta`):
+    `ClientRequestContext` (`request_id`, `era`, `protocol_version`, `meta`):
 
     - `elicitation_callback(context, params: ElicitRequestParams) -> ElicitResult | ErrorData`
     - `sampling_callback(context, params: CreateMessageRequestParams)
@@ -82,7 +82,9 @@ class Client:
     answer is sent back as a JSON-RPC error (handshake era) or ends the call with
     `MCPError` (2026-07-28 era). A multi-round call gives up with `RoundLimitExceeded`
     after `max_rounds` rounds. `log_level` opts in to log messages per request in the
-    2026-07-28 era. `headers` are sent with every HTTP request (e.g. authorization).
+    2026-07-28 era. `headers` are sent with every HTTP request (e.g. authorization); a
+    server object in memory reads them in `ctx.headers`; a stdio server reads none, so they
+    are refused there.
 
     Errors the server answers with are raised as `mcpdi.MCPError(code, message, data)`.
     """
@@ -113,6 +115,12 @@ class Client:
             msg = f"Client(max_rounds={max_rounds}) must allow at least one round"
             raise ValueError(msg)
         self._target = _classify_target(target)
+        if headers and isinstance(self._target, StdioTarget):
+            msg = (
+                "Client(headers=...) are sent with HTTP requests; a stdio server reads no headers "
+                "(give it what it needs in its environment: StdioTarget(command, env={...}))"
+            )
+            raise ValueError(msg)
         self._mode = mode
         self._headers = dict(headers or {})
         self._max_rounds = max_rounds
@@ -156,7 +164,7 @@ class Client:
             return open_stdio_channel(target, self._session)
         if isinstance(target, ChannelTarget):
             return target.open(self._session)
-        return open_memory_channel(target, self._session)
+        return open_memory_channel(target, self._session, self._headers)
 
     @property
     def protocol_version(self) -> str:
