@@ -26,9 +26,14 @@ def test_the_sdk_no_longer_imports_a_v1_server() -> None:
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_v1_server_serves_the_official_client(mode: str) -> None:
     server = load("v1_fastmcp", "mcpdi").mcp
+    logs: list[Any] = []
+
+    async def on_log(params: Any) -> None:
+        logs.append(params.data)
+
     async with (
         serve(server.streamable_http_app()) as url,
-        Client(url, mode=mode) as client,
+        Client(url, mode=mode, logging_callback=on_log) as client,
     ):
         tools = await client.list_tools()
         stock = await client.call_tool("stock", {"title": "Dune"})
@@ -50,14 +55,16 @@ async def test_a_v1_server_serves_the_official_client(mode: str) -> None:
         ("assistant", "Gladly."),
     ]  # pyright: ignore[reportAttributeAccessIssue]
     assert unknown["error"] == -32602
+    # ctx.info: the handshake era streams log messages; 2026-07-28 sends them only on opt-in
+    assert logs == (["looking up Dune", "looking up Ulysses"] if mode == "legacy" else [])
 
 
 def test_settings_are_the_v1_fields_and_mutable_before_run() -> None:
     server = load("v1_fastmcp", "mcpdi").mcp
     assert (server.settings.host, server.settings.port, server.settings.stateless_http) == (
         "127.0.0.1",
-        8000,
-        True,
+        9000,
+        False,
     )
     server.settings.streamable_http_path = "/rpc"
     app = server.streamable_http_app()

@@ -24,9 +24,7 @@ async def lifespan(server: FastMCP) -> AsyncIterator[Library]:
     yield Library({"Dune": 3, "Emma": 0})
 
 
-mcp = FastMCP(
-    "Library", instructions="Ask about books.", lifespan=lifespan, stateless_http=True, json_response=True
-)
+mcp = FastMCP("Library", instructions="Ask about books.", lifespan=lifespan, port=9000)
 
 
 @mcp.tool()
