@@ -1,9 +1,11 @@
 """`python -m benchmarks`: run the benchmark layers and print their tables (Markdown).
 
-By default the four user-facing tables: registration through the public decorators, cold
-start over stdio, HTTP (in-process app CPU and requests per second with uvicorn), and sync
-resolvers offloaded against one thread hop. `--only` picks layers, including the engine,
-compile and in-memory `tools/call` layers.
+By default every layer a goal is judged on: registration through the public decorators,
+cold start over stdio, HTTP (in-process app CPU and requests per second with uvicorn, on
+both uvicorn stacks), sync resolvers offloaded against one thread hop, the engine against
+hand-written calls, and how costs grow (`scaling`). The run ends with one summary table:
+every goal, the figure of this run it was judged on, and met or missed. `--only` picks
+layers, including the compile, in-memory `tools/call` and state layers.
 """
 
 from __future__ import annotations
@@ -24,13 +26,28 @@ from benchmarks import (
     offload,
     profiling,
     registration,
+    scaling,
+    shapes,
     state,
+    summary,
 )
 from benchmarks.graphs import VARIANTS, Variant, all_graphs
 from benchmarks.peers import all_impls
 
-LAYERS = ("registration", "cold-start", "http", "offload", "engine", "compile", "memory", "state")
-DEFAULT_LAYERS = ("registration", "cold-start", "http", "offload")
+LAYERS = (
+    "registration",
+    "cold-start",
+    "http",
+    "offload",
+    "engine",
+    "shapes",
+    "scaling",
+    "compile",
+    "memory",
+    "state",
+)
+DEFAULT_LAYERS = ("registration", "cold-start", "http", "offload", "engine", "shapes", "scaling")
+HTTP_STACKS = ("plain", "standard")  # asyncio + h11, then uvloop + httptools
 
 
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -70,7 +87,7 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _engine(args: argparse.Namespace) -> None:
+def _engine(args: argparse.Namespace) -> list[summary.Verdict]:
     graphs = [g for g in all_graphs() if not args.graph or g.name in args.graph]
     variants: list[Variant] = [v for v in VARIANTS if not args.variant or v in args.variant]
     impls = [
@@ -94,6 +111,7 @@ def _engine(args: argparse.Namespace) -> None:
     print()
     print(concurrency.format_table(concurrency.run(repeats=3 if args.quick else 5)))
     print()
+    return [engine.verdict(rows)]
 
 
 def _compile(args: argparse.Namespace) -> None:
@@ -115,13 +133,22 @@ def _registration(args: argparse.Namespace) -> None:
     print()
 
 
-def _cold_start(args: argparse.Namespace) -> None:
-    runs = 3 if args.quick else 15
+def _cold_start(args: argparse.Namespace) -> list[summary.Verdict]:
+    runs = 5 if args.quick else 15
     print(
         f"## cold start: process start to `initialize` answered over stdio (min and median of {runs} processes)\n"
     )
-    print(cold_start.format_table(cold_start.run(runs=runs)))
+    results = cold_start.run(runs=runs)
+    print(cold_start.format_table(results))
     print()
+    return [cold_start.verdict(results)]
+
+
+def _http(args: argparse.Namespace) -> list[summary.Verdict]:
+    verdicts: list[summary.Verdict] = []
+    for i, stack in enumerate(HTTP_STACKS):
+        http.run_http(args.quick, stack=stack, app=i == 0, verdicts=verdicts)
+    return verdicts
 
 
 def _offload(args: argparse.Namespace) -> None:
@@ -145,17 +172,22 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("# mcpdi benchmarks\n")
     print(machine.describe())
     print()
+    verdicts: list[summary.Verdict] = []
     for layer in LAYERS:
         if layer not in layers:
             continue
         if layer == "registration":
             _registration(args)
         elif layer == "cold-start":
-            _cold_start(args)
+            verdicts += _cold_start(args)
         elif layer == "offload":
             _offload(args)
         elif layer == "engine":
-            _engine(args)
+            verdicts += _engine(args)
+        elif layer == "shapes":
+            verdicts += shapes.run_shapes(args.quick)
+        elif layer == "scaling":
+            verdicts += scaling.run_scaling(args.quick)
         elif layer == "compile":
             _compile(args)
         elif layer == "memory":
@@ -163,7 +195,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         elif layer == "state":
             state.run_state(args.quick)
         elif layer == "http":
-            http.run_http(args.quick)
+            verdicts += _http(args)
+    if verdicts:
+        print(f"## summary: the goals, judged on this run ({machine.load()})\n")
+        print(summary.format_table(sorted(verdicts, key=lambda v: v.item)))
+        print()
     print(f"(total {time.perf_counter() - started:.0f} s)")
 
 

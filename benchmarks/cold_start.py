@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.summary import Verdict, not_measured
+
 _ROOT = Path(__file__).parent.parent
 _INITIALIZE = {
     "jsonrpc": "2.0",
@@ -174,6 +176,20 @@ def format_table(results: Sequence[Result]) -> str:
             f"| {ratio} | {floor} |"
         )
     return "\n".join(lines)
+
+
+GOAL = 0.5  # mcpdi's median start at most this times mcp's
+
+
+def verdict(results: Sequence[Result]) -> Verdict:
+    """The cold-start goal, judged on the medians of this run."""
+    goal = f"stdio cold start ≤ {GOAL:g}× mcp's (median)"
+    by_name = {r.server.name: r for r in results}
+    mine, sdk = by_name.get("mcpdi"), by_name.get("mcp")
+    if mine is None or sdk is None or not mine.seconds or not sdk.seconds:
+        return not_measured("2", goal, (mine and mine.error) or (sdk and sdk.error) or "not run")
+    a, b = statistics.median(mine.seconds), statistics.median(sdk.seconds)
+    return Verdict("2", goal, f"{a / b:.2f}× (mcpdi {a * 1000:.0f} ms, mcp {b * 1000:.0f} ms)", a / b <= GOAL)
 
 
 def _parse_importtime(stderr: str) -> list[tuple[int, int, str]]:

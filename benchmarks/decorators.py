@@ -144,7 +144,12 @@ def _fresh(lib: str, kind: str, count: int, mode: str) -> float:
 
 
 def run(
-    *, count: int, repeats: int, libs: Sequence[str] = LIBS, kinds: Sequence[str] = KINDS
+    *,
+    count: int,
+    repeats: int,
+    libs: Sequence[str] = LIBS,
+    kinds: Sequence[str] = KINDS,
+    memory: bool = True,
 ) -> list[Result]:
     results: list[Result] = []
     for kind in kinds:
@@ -161,6 +166,9 @@ def run(
         for lib in libs:
             if lib in errors:
                 results.append(Result(lib, kind, error=errors[lib]))
+                continue
+            if not memory:
+                results.append(Result(lib, kind, tuple(times[lib])))
                 continue
             try:
                 kib = _fresh(lib, kind, count, "memory")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from benchmarks.graphs import Graph, Variant
 from benchmarks.peers import Built, Impl, Unavailable
+from benchmarks.summary import Verdict, not_measured
 from benchmarks.timing import Clock, Samples, measure
 
 BASELINE = "hand"
@@ -151,3 +152,18 @@ def format_goal(rows: Sequence[Row], impl: str = "mcpdi") -> str:
         verdict = "meets goal" if ratio <= GOAL else "within floor" if ratio <= FLOOR else "MISSES floor"
         lines.append(f"- {row.graph} / {row.variant}: {ratio:.2f}× ({verdict})")
     return "\n".join(lines)
+
+
+def verdict(rows: Sequence[Row], impl: str = "mcpdi") -> Verdict:
+    """No regression in the engine rows: the worst min-based ratio to the hand-written call
+    over the graphs and variants the goal covers (async and inline sync)."""
+    goal = f"engine ≤ {GOAL}× a hand-written call (worst graph, async and sync-inline)"
+    ratios = [
+        (row.samples.min / row.baseline.min, f"{row.graph} / {row.variant}")
+        for row in rows
+        if row.impl == impl and row.variant != "sync-offload" and row.samples and row.baseline
+    ]
+    if not ratios:
+        return not_measured("-", goal, "not measured")
+    worst = max(ratios)
+    return Verdict("-", goal, f"worst {worst[0]:.2f}× ({worst[1]}, min)", worst[0] <= GOAL)

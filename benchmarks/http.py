@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from benchmarks.servers import ARGUMENTS, expected_text, select_graphs
+from benchmarks.summary import Verdict, not_measured
 from benchmarks.timing import Samples, measure
 
 DEFAULT_GRAPHS = ("none", "one")
@@ -439,6 +440,87 @@ def format_goals(cells: Sequence[Cell]) -> str:
     return "\n".join(lines)
 
 
+ERA_EXTRA_GOAL_US = 5.0  # the 2026-07-28 era's app cost over the handshake era's, at most
+
+
+def _stack_name(stack: str) -> str:
+    return "uvloop + httptools" if stack == "standard" else "asyncio + h11"
+
+
+def cell_verdicts(cells: Sequence[Cell], stack: str) -> list[Verdict]:
+    """Goal 1 over uvicorn: the worst cell of each era, by server CPU (Starlette) and median req/s (mcp)."""
+    by_key = {(c.graph, c.concurrency, c.target): c for c in cells}
+    verdicts: list[Verdict] = []
+    for label, sdk_label in _MCP_OF.items():
+        era = label.removeprefix("mcpdi ")
+        vs_ceiling: list[tuple[float, str]] = []
+        vs_mcp: list[tuple[float, str]] = []
+        for c in cells:
+            if c.target != label or not c.rps:
+                continue
+            where = f"{c.graph}, c={c.concurrency}"
+            ceiling = by_key.get((c.graph, c.concurrency, _CEILING))
+            if ceiling is not None and ceiling.rps:
+                vs_ceiling.append((_med(c.cpu_us) / _med(ceiling.cpu_us), where))
+            sdk = by_key.get((c.graph, c.concurrency, sdk_label))
+            if sdk is not None and sdk.rps:
+                vs_mcp.append((_med(c.rps) / _med(sdk.rps), where))
+        goal = f"HTTP server CPU/req ≤ {GOAL_VS_CEILING:g}× bare Starlette, {era}, {_stack_name(stack)}"
+        if vs_ceiling:
+            worst = max(vs_ceiling)
+            figure = f"worst {worst[0]:.2f}× ({worst[1]}; best {min(vs_ceiling)[0]:.2f}×)"
+            verdicts.append(Verdict("1", goal, figure, worst[0] <= GOAL_VS_CEILING))
+        else:
+            verdicts.append(not_measured("1", goal, "no cell measured"))
+        goal = f"HTTP req/s ≥ {GOAL_VS_MCP:g}× mcp's in every cell, {era}, {_stack_name(stack)}"
+        if vs_mcp:
+            worst = min(vs_mcp)
+            figure = f"worst {worst[0]:.2f}× ({worst[1]}, median req/s; best {max(vs_mcp)[0]:.2f}×)"
+            verdicts.append(Verdict("1", goal, figure, worst[0] >= GOAL_VS_MCP))
+        else:
+            verdicts.append(not_measured("1", goal, "no cell measured"))
+    return verdicts
+
+
+def app_verdicts(results: Mapping[tuple[str, str], Samples | str], graphs: Sequence[str]) -> list[Verdict]:
+    """Goal 1 in process: each era's app against the bare route, and the 2026-07-28 era's extra µs."""
+    verdicts: list[Verdict] = []
+    for label in _MCP_OF:
+        era = label.removeprefix("mcpdi ")
+        ratios: list[tuple[float, str]] = []
+        for g in graphs:
+            mine, ceiling = results.get((g, label)), results.get((g, _CEILING))
+            if isinstance(mine, Samples) and isinstance(ceiling, Samples):
+                ratios.append((mine.median / ceiling.median, g))
+        goal = f"HTTP app alone ≤ {GOAL_VS_CEILING:g}× bare Starlette (CPU µs/req in process), {era}"
+        if ratios:
+            worst = max(ratios)
+            verdicts.append(
+                Verdict("1", goal, f"worst {worst[0]:.2f}× (graph {worst[1]})", worst[0] <= GOAL_VS_CEILING)
+            )
+        else:
+            verdicts.append(not_measured("1", goal, "not measured"))
+    extras: list[tuple[float, str]] = []
+    for g in graphs:
+        legacy, modern = results.get((g, "mcpdi legacy")), results.get((g, "mcpdi modern"))
+        if isinstance(legacy, Samples) and isinstance(modern, Samples):
+            extras.append((modern.median - legacy.median, g))
+    goal = f"2026-07-28 app cost over the handshake era's ≤ {ERA_EXTRA_GOAL_US:g} µs/req"
+    if extras:
+        worst = max(extras)
+        verdicts.append(
+            Verdict(
+                "1",
+                goal,
+                f"worst {worst[0]:+.1f} µs (graph {worst[1]}, median)",
+                worst[0] <= ERA_EXTRA_GOAL_US,
+            )
+        )
+    else:
+        verdicts.append(not_measured("1", goal, "not measured"))
+    return verdicts
+
+
 def _med(values: Sequence[float]) -> float:
     return statistics.median(values)
 
@@ -452,8 +534,9 @@ def run_http(
     app: bool = True,
     uvicorn: bool = True,
     stack: str = "plain",
+    verdicts: list[Verdict] | None = None,
 ) -> str:
-    """Run the HTTP layer, print its tables and return the printed text."""
+    """Run the HTTP layer, print its tables and return the printed text (its goals into `verdicts`)."""
     graphs = list(graphs or DEFAULT_GRAPHS)
     select_graphs(graphs)
     repeats = repeats or (2 if quick else 5)
@@ -476,6 +559,8 @@ def run_http(
             format_goals(cells),
             "",
         ]
+        if verdicts is not None:
+            verdicts += cell_verdicts(cells, stack)
     if app:
         app_repeats = 7 if quick else 15
         block_ms = 10.0 if quick else 25.0
@@ -487,6 +572,8 @@ def run_http(
             format_app_table(results, graphs),
             "",
         ]
+        if verdicts is not None:
+            verdicts += app_verdicts(results, graphs)
     parts += [f"(http layer: {time.perf_counter() - started:.0f} s)", ""]
     text = "\n".join(parts)
     print(text)

@@ -52,3 +52,9 @@ def describe() -> str:
             f"- load average at start (1, 5, 15 min): {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
         ]
     )
+
+
+def load() -> str:
+    """The date and the load average now, for a table measured at the end of a run."""
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return f"{now}, load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}"

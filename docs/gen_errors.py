@@ -112,7 +112,7 @@ FIXES: dict[str, str] = {
     "test_a_local_resolver_under_postponed_annotations_needs_localns_and_says_so": (
         "Define resolvers at module level, or pass `localns=locals()` to `compile_plan`."
     ),
-    "test_star_args_and_star_star_kwargs_are_rejected_in_resolvers_and_roots": (
+    "test_star_args_are_rejected_in_resolvers_and_roots_and_star_star_kwargs_in_resolvers": (
         "Replace `*args` and `**kwargs` with named parameters."
     ),
     "test_builtins_without_a_signature_and_non_callables_are_invalid_signatures": (

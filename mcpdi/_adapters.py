@@ -16,6 +16,7 @@ from mcpdi._asking import (
     AnswerRejected,
     ElicitationResult,
     RejectedAnswer,
+    unaliased,
 )
 from mcpdi._boundary import describe_type, outcome_data
 from mcpdi._errors import ElicitationRefused
@@ -37,7 +38,7 @@ class InvalidResolverResult(TypeError):
 
 def wants_outcome(annotation: Any) -> bool:
     """`ElicitationResult[T]`, one of its members, or a union of members: the consumer branches."""
-    bare = strip_annotated(annotation)
+    bare = unaliased(strip_annotated(annotation))
     if bare is ElicitationResult or get_origin(bare) is ElicitationResult:
         return True
     if is_union(bare):

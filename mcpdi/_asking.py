@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
 
 from mcp_types import (
     ClientCapabilities,
@@ -75,6 +75,20 @@ ElicitationResult = TypeAliasType(
 """The full outcome of an elicitation; annotate a consumer with it to branch on decline/cancel."""
 
 OUTCOME_TYPES: tuple[type[BaseModel], ...] = (AcceptedElicitation, DeclinedElicitation, CancelledElicitation)
+
+
+def unaliased(annotation: Any) -> Any:
+    """`annotation` with the author's own type aliases (`TypeAliasType`, generic ones with their
+    arguments) replaced by what they stand for: `Outcome[Confirm]` reads as
+    `ElicitationResult[Confirm]`. `ElicitationResult` itself stays as it is."""
+    origin = get_origin(annotation)
+    alias = annotation if origin is None else origin
+    if not isinstance(alias, TypeAliasType) or alias is ElicitationResult:
+        return annotation
+    value: Any = alias.__value__
+    if origin is not None and alias.__type_params__:
+        value = value[get_args(annotation)]
+    return unaliased(value)
 
 
 class AnswerRejected(Exception):

@@ -15,7 +15,15 @@ from typing import Any, Literal, TypeVar, get_args, get_origin
 from mcp_types import CreateMessageResult, CreateMessageResultWithTools, ListRootsResult
 
 from mcpdi._annotations import is_union, strip_annotated
-from mcpdi._asking import OUTCOME_TYPES, AcceptedElicitation, Elicit, ElicitationResult, ListRoots, Sample
+from mcpdi._asking import (
+    OUTCOME_TYPES,
+    AcceptedElicitation,
+    Elicit,
+    ElicitationResult,
+    ListRoots,
+    Sample,
+    unaliased,
+)
 
 __all__ = ("Fit", "describe_type", "fit", "fit_any", "given_by_resolver", "outcome_data")
 
@@ -131,7 +139,7 @@ def fit_any(givens: tuple[Any, ...], wanted: Any) -> Fit:
 
 def outcome_data(annotation: Any) -> Any:
     """The `T` of `ElicitationResult[T]` / `AcceptedElicitation[T]` (`Any` when not written)."""
-    bare = strip_annotated(annotation)
+    bare = unaliased(strip_annotated(annotation))
     for arm in _arms(bare) if is_union(bare) else (bare,):
         origin = get_origin(arm)
         if origin is ElicitationResult or origin is AcceptedElicitation:

@@ -57,6 +57,8 @@ def _check_elicited_model(step: Step, arm: Any) -> None:
             "is described by a pydantic model; write Elicit[M] with M a BaseModel subclass of flat fields"
         )
         raise InvalidSignature(msg, function=step.fn)
+    if model is BaseModel:  # a form built when the resolver runs (`create_model`): checked then
+        return
     try:
         render_elicitation_schema(model)
     except InvalidElicitationSchema as error:

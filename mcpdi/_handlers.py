@@ -69,10 +69,21 @@ class Handlers:
         """The runner's `tools/call` handler: the wire form while nothing wraps the call."""
         return bypass_when_idle(wrapped["on_call_tool"], self.call_tool_in_wire_form, chain)
 
+    def listed_in_wire_form(
+        self, wrapped: dict[str, Any], chain: Sequence[ServerMiddleware]
+    ) -> Callable[[ServerRequestContext[Any], Any], Awaitable[Any]]:
+        """The runner's `tools/list` handler: the kept wire form while nothing wraps the list."""
+        return bypass_when_idle(wrapped["on_list_tools"], self.list_tools_in_wire_form, chain)
+
     async def list_tools(
         self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
     ) -> ListToolsResult:
         return ListToolsResult(tools=self._registry.tool_list())
+
+    async def list_tools_in_wire_form(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> dict[str, Any]:
+        return self._registry.tool_list_in_wire_form()
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: CallToolRequestParams

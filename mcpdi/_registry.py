@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from mcp_types import Prompt, Resource, ResourceTemplate, Tool
+from mcp_types import ListToolsResult, Prompt, Resource, ResourceTemplate, Tool
 
 from mcpdi._errors import ToolError
 from mcpdi._prompts import RegisteredPrompt, compile_prompt
@@ -34,7 +34,15 @@ class Registry:
     otherwise for its kind, as in the reference SDK.
     """
 
-    __slots__ = ("_validate_resolvers", "_warn_on_duplicate", "prompts", "resources", "tool_scopes", "tools")
+    __slots__ = (
+        "_tools_listed",
+        "_validate_resolvers",
+        "_warn_on_duplicate",
+        "prompts",
+        "resources",
+        "tool_scopes",
+        "tools",
+    )
 
     def __init__(self, *, validate_resolvers: bool, warn_on_duplicate: Mapping[Kind, bool]) -> None:
         self._validate_resolvers = validate_resolvers
@@ -43,6 +51,8 @@ class Registry:
         self.prompts: dict[str, RegisteredPrompt] = {}
         self.resources: dict[str, RegisteredResource] = {}
         self.tool_scopes: dict[str, tuple[str, ...]] = {}
+        # tools/list's result in wire form, with the entries it was dumped from
+        self._tools_listed: tuple[tuple[RegisteredTool, ...], dict[str, Any]] | None = None
 
     # -- adding and removing ------------------------------------------------------------
 
@@ -125,6 +135,23 @@ class Registry:
 
     def tool_list(self) -> list[Tool]:
         return [tool.wire for tool in self.tools.values()]
+
+    def tool_list_in_wire_form(self) -> dict[str, Any]:
+        """tools/list's result as its wire form, dumped once while the tools stay the same
+        entries: adding, removing or overriding one replaces an entry, so the next list dumps anew."""
+        tools = tuple(self.tools.values())
+        listed = self._tools_listed
+        if (
+            listed is None
+            or len(listed[0]) != len(tools)
+            or any(a is not b for a, b in zip(listed[0], tools, strict=True))
+        ):
+            result = ListToolsResult(tools=[tool.wire for tool in tools])
+            listed = self._tools_listed = (
+                tools,
+                result.model_dump(by_alias=True, mode="json", exclude_none=True),
+            )
+        return listed[1]
 
     def prompt_list(self) -> list[Prompt]:
         return [prompt.wire for prompt in self.prompts.values()]

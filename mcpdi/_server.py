@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager, AbstractContextManager
+from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from mcp_types import (
@@ -18,7 +18,7 @@ from mcp_types import (
 )
 from typing_extensions import TypeVar as DefaultTypeVar
 
-from mcpdi._auth import AuthSettings, TokenVerifier
+from mcpdi._auth import AccessToken, AuthSettings, TokenVerifier, authenticated
 from mcpdi._context import Context
 from mcpdi._decorators import Registering
 from mcpdi._handlers import Handlers
@@ -166,6 +166,7 @@ class MCPServer(Registering, Generic[LifespanT]):
         )
         self._server.serving_options = self.serving_options
         self._server.answer_in_wire_form("tools/call", handlers.in_wire_form(on, self._middleware))
+        self._server.answer_in_wire_form("tools/list", handlers.listed_in_wire_form(on, self._middleware))
         registry = self._registry
         registries = (registry.tools, registry.prompts, registry.resources)
         self._overrides = ResolverOverrides(self.name, registries, validate_resolvers=validate_resolvers)
@@ -395,6 +396,7 @@ class MCPServer(Registering, Generic[LifespanT]):
         protocol_version: str = "2026-07-28",
         capabilities: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
+        principal: AccessToken | None = None,
     ) -> CallToolResult:
         """Call a tool in memory, as a client would, answering its questions from `answers`.
 
@@ -412,20 +414,25 @@ class MCPServer(Registering, Generic[LifespanT]):
         with `async with mcp: ...` around the calls, or `await mcp.aclose()`. The tool's
         handler is called directly (no JSON-RPC framing), so an exception a transport would
         answer with -32603 reaches the test as itself.
+
+        `principal` is the verified access token the call runs with, as if a client had sent
+        it over HTTP: `required_scopes` are checked against it and `requestState` is sealed
+        to it (the server's own verifier is not asked).
         """
         from mcpdi._in_memory._calls import call_tool
 
-        return await call_tool(
-            self,
-            self._handlers.call_tool,
-            name,
-            arguments,
-            context,
-            answers=answers,
-            protocol_version=protocol_version,
-            capabilities=capabilities,
-            headers=headers,
-        )
+        with authenticated(principal) if principal is not None else nullcontext():
+            return await call_tool(
+                self,
+                self._handlers.call_tool,
+                name,
+                arguments,
+                context,
+                answers=answers,
+                protocol_version=protocol_version,
+                capabilities=capabilities,
+                headers=headers,
+            )
 
     async def __aenter__(self) -> MCPServer[LifespanT]:
         """Enter the lifespan for in-memory calls (`call_tool`) now; it is left on exit."""

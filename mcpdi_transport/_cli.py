@@ -182,6 +182,17 @@ def _parser() -> argparse.ArgumentParser:
             client.add_argument("arguments", nargs="*", metavar="NAME=VALUE", help="a JSON value or text")
             client.add_argument("--json", help="the arguments as one JSON object")
         client.add_argument("--mode", default="auto", help="auto (default), legacy or 2026-07-28")
+        client.add_argument(
+            "--header",
+            action="append",
+            default=[],
+            metavar="NAME:VALUE",
+            help="an HTTP header sent with every request (repeatable); a file target reads it in ctx.headers",
+        )
+        client.add_argument(
+            "--token",
+            help="a bearer token: sent as Authorization over HTTP; for a file, checked by its verifier",
+        )
     dev = commands.add_parser("dev", help="serve a server file with a page to try it; reload on change")
     dev.add_argument("target", help="path/to/server.py or path/to/server.py:object")
     dev.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (default 8765; 0 picks one)")
@@ -429,8 +440,12 @@ def _install(arguments: argparse.Namespace) -> None:
 def _client_command(arguments: argparse.Namespace) -> None:
     from mcpdi_transport import _terminal
 
+    credentials = _terminal.Credentials.parse(arguments.header, arguments.token)
     if arguments.command == "list":
-        _terminal.run_async(_terminal.list_tools(arguments.target, mode=arguments.mode, out=sys.stdout))
+        listing = _terminal.list_tools(
+            arguments.target, mode=arguments.mode, out=sys.stdout, credentials=credentials
+        )
+        _terminal.run_async(listing)
         return
     tool_arguments = _terminal.parse_arguments(arguments.arguments, arguments.json)
     ok = _terminal.run_async(
@@ -442,6 +457,7 @@ def _client_command(arguments: argparse.Namespace) -> None:
             stdin=sys.stdin,
             out=sys.stdout,
             err=sys.stderr,
+            credentials=credentials,
         )
     )
     if not ok:

@@ -7,7 +7,7 @@ import errno
 import socket
 from typing import Any, Protocol
 
-__all__ = ("CannotListen", "ServesMCP", "bind_socket")
+__all__ = ("CannotListen", "ServesMCP", "bind_socket", "connection_cap")
 
 
 class ServesMCP(Protocol):
@@ -18,6 +18,23 @@ class ServesMCP(Protocol):
 
 class CannotListen(OSError):
     """The HTTP server could not bind its address (in use, not permitted, unknown host)."""
+
+
+def connection_cap(requested: int) -> int:
+    """`requested`, lowered to what the open-file limit (`ulimit -n`) leaves for connections.
+
+    A tenth of the limit (at least 32) stays for everything else the process opens (the
+    listening socket, the event loop, logs, Redis, the files tools open): past the limit
+    the server could accept no one, not even to say 503.
+    """
+    try:
+        import resource
+    except ImportError:  # not on Unix
+        return requested
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return requested
+    return max(1, min(requested, soft - max(32, soft // 10)))
 
 
 def bind_socket(host: str, port: int) -> socket.socket:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 import logging
 import math
+import time
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, cast
 
 import anyio
 
@@ -24,6 +25,10 @@ logger = logging.getLogger("mcpdi_transport")
 UNREACHABLE: Final = "The shared session store (Redis) is unreachable; send the same request again shortly"
 
 _T = TypeVar("_T")
+PROCESS_TTL: Final = 15.0
+"""Seconds a process counts as alive after its last heartbeat (it beats every 3 s while it listens)."""
+_INBOX_TTL: Final = 120.0
+"""Seconds the messages for a process that stopped reading stay in Redis."""
 _END_ID: Final = "2-0"
 """Events are stored as `1-<number>`; the writer's end marker sorts after all of them."""
 
@@ -116,13 +121,14 @@ class RedisSessions:
     namespace of its own, so an id naming another key is no session), expiring after
     `session_idle_timeout` without activity (every request pushes it out); DELETE removes
     it, so every process answers 404 afterwards. Processes pass each other the client's
-    answers and cancellations over one pub/sub channel, and each resumable SSE stream is a
+    answers and cancellations through an inbox (a Redis list) per process, so a message sent
+    is kept until its process takes it, and each resumable SSE stream is a
     Redis stream of at most `max_stream_events` events. When Redis is unreachable, the
     requests that need it get `-32603` "The shared session store (Redis) is unreachable;
     send the same request again shortly"; they succeed again once Redis is back.
     """
 
-    __slots__ = ("_client", "_events", "_reach", "channel", "prefix")
+    __slots__ = ("_client", "_events", "_reach", "_timeout", "prefix", "processes")
 
     def __init__(
         self,
@@ -136,7 +142,8 @@ class RedisSessions:
         self._client: Any = client if client is not None else redis_client(url, timeout, retry_closed=True)
         self._reach = _Reach()
         self.prefix = prefix
-        self.channel = prefix + "bus"
+        self.processes = prefix + "processes"
+        self._timeout = timeout
         self._events = _RedisEvents(self._client, self._reach, prefix + "events:", max_stream_events)
 
     @property
@@ -178,26 +185,75 @@ class RedisSessions:
     async def delete(self, session_id: str) -> bool:
         return bool(await self._reach(self._client.delete(self._record(session_id))))
 
-    async def publish(self, message: Mapping[str, Any]) -> None:
-        await self._reach(self._client.publish(self.channel, json.dumps(message, separators=(",", ":"))))
+    def _inbox(self, process: str) -> str:
+        return f"{self.prefix}inbox:{process}"
 
-    async def listen(self) -> AsyncIterator[dict[str, Any]]:
-        while True:
-            pubsub = self._client.pubsub()
-            try:
-                await self._reach(pubsub.subscribe(self.channel))
-                while True:
-                    note = await self._reach(pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0))
-                    if note is None:
-                        continue
-                    message = json.loads(note["data"])
-                    if isinstance(message, dict):
-                        yield message
-            except StoreUnavailable:
-                await anyio.sleep(0.5)  # the outage is logged; subscribe again
-            finally:
-                with anyio.CancelScope(shield=True), anyio.move_on_after(1):
-                    await pubsub.aclose()
+    async def publish(self, message: Mapping[str, Any]) -> bool:
+        """Push `message` into the inbox of each live process (all but its sender), or of the
+        one it names `to`; False when that one is not alive. Once this returns, the message
+        waits in Redis until its process takes it, whatever happens to that process's
+        connection meanwhile."""
+        now = time.time()
+        live = [
+            bytes(name).decode()
+            for name in await self._reach(
+                self._client.zrangebyscore(self.processes, now - PROCESS_TTL, "+inf")
+            )
+        ]
+        to = message.get("to")
+        if to is None:
+            targets = [process for process in live if process != message.get("from")]
+        else:
+            targets = [to] if to in live else []
+            if not targets:
+                return False
+        if targets:
+            data = json.dumps(message, separators=(",", ":"))
+            pipe = self._client.pipeline(transaction=False)
+            for process in targets:
+                pipe.rpush(self._inbox(process), data)
+                pipe.pexpire(self._inbox(process), _ms(_INBOX_TTL))
+            await self._reach(pipe.execute())
+        return True
+
+    async def listen(self, process: str) -> AsyncIterator[dict[str, Any]]:
+        """The messages for `process`, each removed from Redis once the consumer took it (at
+        least once: after an outage, one taken but perhaps not handled comes again). The
+        process counts as alive while it listens."""
+        inbox, taken = self._inbox(process), self._inbox(process) + ":taken"
+        wait = max(0.1, min(1.0, self._timeout / 2))  # a blocking read ends before the socket timeout
+        beat_due = 0.0
+        recover = True
+        try:
+            while True:
+                try:
+                    if time.monotonic() >= beat_due:
+                        await self._beat(process)
+                        beat_due = time.monotonic() + PROCESS_TTL / 5
+                    if recover:
+                        pending: list[bytes] = await self._reach(self._client.lrange(taken, 0, -1))
+                        recover = False
+                    else:
+                        moved = await self._reach(self._client.blmove(inbox, taken, wait, "LEFT", "RIGHT"))
+                        pending = [] if moved is None else [moved]
+                    for raw in pending:
+                        message = json.loads(raw)
+                        if isinstance(message, dict):
+                            yield cast("dict[str, Any]", message)
+                        await self._reach(self._client.lrem(taken, 1, raw))
+                except StoreUnavailable:
+                    recover = True
+                    await anyio.sleep(0.5)  # the outage is logged; read again
+        finally:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(1):
+                await self._client.zrem(self.processes, process)
+
+    async def _beat(self, process: str) -> None:
+        now = time.time()
+        pipe = self._client.pipeline(transaction=False)
+        pipe.zadd(self.processes, {process: now})
+        pipe.zremrangebyscore(self.processes, "-inf", now - 10 * PROCESS_TTL)
+        await self._reach(pipe.execute())
 
     async def aclose(self) -> None:
         """Close the connection pool (the server's lifespan end, or a test's)."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import anyio
 import anyio.abc
 
-from mcpdi_transport._listen import ServesMCP, bind_socket
+from mcpdi_transport._listen import ServesMCP, bind_socket, connection_cap
 
 if TYPE_CHECKING:
     from mcpdi_transport._http._uvicorn import HttpParser
@@ -78,7 +78,9 @@ async def serve_http(
     right away; with `task_status` (`await task_group.start(serve_http, ...)`) the caller
     learns the bound port (useful with `port=0`) once the server accepts connections.
     `app_options` go to `build_http_app`. `limit_concurrency` caps open connections
-    (more get 503), `timeout_keep_alive` closes idle ones, and a client gets
+    (lowered to what `ulimit -n` allows; at the cap the client that has kept the server
+    waiting longest for its headers or body is disconnected, then more get 503),
+    `timeout_keep_alive` closes idle ones, and a client gets
     `header_timeout` seconds to send a request's headers. `http` is the HTTP parser:
     `auto` takes httptools when it is installed (`mcpdi[fast]`), else h11. On SIGTERM or
     Ctrl-C, running calls get `shutdown_grace` seconds, then a JSON-RPC error.
@@ -92,13 +94,20 @@ async def serve_http(
     sock = bind_socket(host, port) if sock is None else sock
     bound_port: int = sock.getsockname()[1]
     app = build_http_app(server, host=host, shutdown_grace=shutdown_grace, **app_options)
+    connections = connection_cap(limit_concurrency)
+    if connections < limit_concurrency:
+        logger.info(
+            "the open-file limit (ulimit -n) leaves room for %d connections, not %d: serving that many",
+            connections,
+            limit_concurrency,
+        )
     config = uvicorn.Config(
         app,
         log_level=log_level,
         lifespan="on",
         http=header_deadline_protocol(header_timeout, http),
         timeout_graceful_shutdown=math.ceil(shutdown_grace + _ANSWERS_AFTER_GRACE),
-        limit_concurrency=limit_concurrency,
+        limit_concurrency=connections,
         timeout_keep_alive=math.ceil(timeout_keep_alive),
     )
     drain = app.state.mcpdi_drain

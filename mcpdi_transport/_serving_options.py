@@ -16,7 +16,7 @@ from typing import Final
 from mcpdi import AccessToken
 from mcpdi.lowlevel import ServingOptions
 
-__all__ = ("TOKEN_VARIABLE", "StdioAuthError", "serving_options_of", "stdio_principal")
+__all__ = ("TOKEN_VARIABLE", "StdioAuthError", "serving_options_of", "stdio_principal", "verified_principal")
 
 TOKEN_VARIABLE: Final = "MCPDI_ACCESS_TOKEN"
 
@@ -24,7 +24,7 @@ logger = logging.getLogger("mcpdi_transport")
 
 
 class StdioAuthError(Exception):
-    """The token in `MCPDI_ACCESS_TOKEN` cannot serve as the stdio server's principal."""
+    """A token given outside HTTP (`MCPDI_ACCESS_TOKEN`, `mcpdi call --token`) cannot be the principal."""
 
 
 def serving_options_of(server: object) -> ServingOptions:
@@ -40,34 +40,44 @@ async def stdio_principal(server: object, environ: Mapping[str, str] = os.enviro
     A server with bearer auth and no token in the environment is served without a principal,
     and says so once: tools with `required_scopes` refuse, `get_access_token()` is None.
     """
-    options = serving_options_of(server)
     text = environ.get(TOKEN_VARIABLE, "").strip()
-    verifier, settings = options.token_verifier, options.auth
-    if verifier is None or settings is None:
-        if text:
-            msg = f"{TOKEN_VARIABLE} is set, but the server has no token_verifier= to check it with"
-            raise StdioAuthError(msg)
-        return None
-    if not text:
+    if not text and serving_options_of(server).token_verifier is not None:
         logger.warning(
             "bearer auth guards HTTP requests only: over stdio every request runs without an access "
             "token (tools with required_scopes refuse); set %s to a token for the server's verifier",
             TOKEN_VARIABLE,
         )
+    token = await verified_principal(server, text, f"the token in {TOKEN_VARIABLE}")
+    if token is not None:
+        logger.info("serving stdio as %s (from %s)", token.subject or token.client_id, TOKEN_VARIABLE)
+    return token
+
+
+async def verified_principal(server: object, text: str, source: str) -> AccessToken | None:
+    """`text` as an access token, checked as the HTTP transport checks a bearer token: by the
+    server's own verifier, its expiry, resource and required scopes; None when `text` is empty.
+
+    `source` names where the token came from in the refusals (`StdioAuthError`).
+    """
+    options = serving_options_of(server)
+    verifier, settings = options.token_verifier, options.auth
+    if not text:
         return None
+    if verifier is None or settings is None:
+        msg = f"{source} cannot be checked: the server has no token_verifier="
+        raise StdioAuthError(msg)
     token = await verifier.verify_token(text)
     if token is None:
-        msg = f"the server's token verifier refuses the token in {TOKEN_VARIABLE}"
+        msg = f"the server's token verifier refuses {source}"
         raise StdioAuthError(msg)
     if token.expires_at is not None and token.expires_at < time.time():
-        msg = f"the token in {TOKEN_VARIABLE} has expired"
+        msg = f"{source} has expired"
         raise StdioAuthError(msg)
     if settings.validate_token_resource and token.resource != settings.resource_server_url:
-        msg = f"the token in {TOKEN_VARIABLE} is for {token.resource!r}, not {settings.resource_server_url!r}"
+        msg = f"{source} is for {token.resource!r}, not {settings.resource_server_url!r}"
         raise StdioAuthError(msg)
     lacking = [scope for scope in settings.required_scopes if scope not in token.scopes]
     if lacking:
-        msg = f"the token in {TOKEN_VARIABLE} lacks the scopes every request needs: {', '.join(lacking)}"
+        msg = f"{source} lacks the scopes every request needs: {', '.join(lacking)}"
         raise StdioAuthError(msg)
-    logger.info("serving stdio as %s (from %s)", token.subject or token.client_id, TOKEN_VARIABLE)
     return token

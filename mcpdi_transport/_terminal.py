@@ -7,8 +7,12 @@ client's roots are the working directory.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO, cast
 
@@ -17,7 +21,7 @@ import mcp_types as types
 from mcpdi_transport._client._callbacks import RequestContext
 from mcpdi_transport._target import CommandError, load_server
 
-__all__ = ("TerminalPrompts", "call_tool", "list_tools", "parse_arguments", "run_async")
+__all__ = ("Credentials", "TerminalPrompts", "call_tool", "list_tools", "parse_arguments", "run_async")
 
 _MAX_TRIES = 3
 _REFUSALS = ("decline", "cancel")
@@ -152,22 +156,59 @@ def _in_turn(ask: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
     return in_turn
 
 
-def _client(target: str, prompts: TerminalPrompts | None, mode: str) -> Any:
-    from mcpdi_transport._client._client import Client
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    """What `mcpdi list` / `mcpdi call` send with every request: `--header NAME:VALUE` and `--token`."""
 
+    headers: Mapping[str, str] = dataclasses.field(default_factory=dict[str, str])
+    token: str | None = None
+
+    @classmethod
+    def parse(cls, headers: Sequence[str], token: str | None) -> Credentials:
+        parsed: dict[str, str] = {}
+        for item in headers:
+            name, colon, value = item.partition(":")
+            if not colon or not name.strip():
+                msg = f"--header takes NAME:VALUE, got {item!r}"
+                raise CommandError(msg)
+            parsed[name.strip()] = value.strip()
+        return cls(parsed, token)
+
+
+@asynccontextmanager
+async def _client(
+    target: str, prompts: TerminalPrompts | None, mode: str, credentials: Credentials
+) -> AsyncGenerator[Any]:
+    """A connected client: over HTTP with the headers and `Authorization: Bearer`; in memory as the
+    token's principal, verified by the server's own verifier as HTTP would."""
+    from mcpdi import authenticated
+    from mcpdi_transport._client._client import Client
+    from mcpdi_transport._serving_options import StdioAuthError, verified_principal
+
+    headers = dict(credentials.headers)
+    principal = None
     if target.startswith(("http://", "https://")):
         server: Any = target
+        if credentials.token is not None:
+            headers["Authorization"] = f"Bearer {credentials.token}"
     else:
         server, _ = load_server(target)
-    if prompts is None:
-        return Client(server, mode=mode)  # pyright: ignore[reportArgumentType]
-    return Client(
-        server,
-        mode=mode,  # pyright: ignore[reportArgumentType]
-        elicitation_callback=_in_turn(prompts.elicit),
-        sampling_callback=_in_turn(prompts.sample),
-        list_roots_callback=_in_turn(prompts.list_roots),
-    )
+        try:
+            principal = await verified_principal(
+                server, credentials.token or "", "the token given with --token"
+            )
+        except StdioAuthError as error:
+            raise CommandError(str(error)) from None
+    callbacks: dict[str, Any] = {}
+    if prompts is not None:
+        callbacks = {
+            "elicitation_callback": _in_turn(prompts.elicit),
+            "sampling_callback": _in_turn(prompts.sample),
+            "list_roots_callback": _in_turn(prompts.list_roots),
+        }
+    with authenticated(principal) if principal is not None else contextlib.nullcontext():
+        async with Client(server, mode=mode, headers=headers, **callbacks) as client:  # pyright: ignore[reportArgumentType]
+            yield client
 
 
 def _signature(tool: types.Tool) -> str:
@@ -180,9 +221,9 @@ def _signature(tool: types.Tool) -> str:
     return f"{tool.name}({', '.join(parts)})"
 
 
-async def list_tools(target: str, *, mode: str, out: TextIO) -> None:
+async def list_tools(target: str, *, mode: str, out: TextIO, credentials: Credentials | None = None) -> None:
     """Print one line per tool: its call signature and the first line of its description."""
-    async with _client(target, None, mode) as client:
+    async with _client(target, None, mode, credentials or Credentials()) as client:
         tools = (await client.list_tools()).tools
     for tool in tools:
         about = (tool.description or "").strip().splitlines()
@@ -198,13 +239,23 @@ async def call_tool(
     stdin: TextIO,
     out: TextIO,
     err: TextIO,
+    credentials: Credentials | None = None,
 ) -> bool:
     """Call `name`, answering the server's questions at the terminal; print the result.
 
-    Returns False when the tool reported an error (its text goes to stderr).
+    The progress the tool reports is shown on stderr as it comes. Returns False when the
+    tool reported an error (its text goes to stderr).
     """
-    async with _client(target, TerminalPrompts(stdin, err), mode) as client:
-        result: types.CallToolResult = await client.call_tool(name, dict(arguments))
+
+    async def show_progress(progress: float, total: float | None, message: str | None) -> None:
+        done = f"{progress:g}/{total:g}" if total is not None else f"{progress:g}"
+        err.write(f"progress {done}" + (f": {message}" if message else "") + "\n")
+        err.flush()
+
+    async with _client(target, TerminalPrompts(stdin, err), mode, credentials or Credentials()) as client:
+        result: types.CallToolResult = await client.call_tool(
+            name, dict(arguments), progress_callback=show_progress
+        )
     texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
     if result.is_error:
         err.write("\n".join(texts or ["the tool failed"]) + "\n")

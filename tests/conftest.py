@@ -1,4 +1,4 @@
-"""Shared test fixtures: the anyio backend; coverage in each pytest-xdist worker."""
+"""Shared test fixtures: the anyio backend, coverage in each xdist worker, a quick hypothesis profile."""
 
 from __future__ import annotations
 
@@ -6,8 +6,13 @@ from typing import Any
 
 import coverage
 import pytest
+from hypothesis import settings
 
 _WORKER_COVERAGE = pytest.StashKey[coverage.Coverage]()
+
+# `pytest --hypothesis-profile=quick`: every property test tries a tenth of its examples
+# (tests/hypothesis_examples.py); the default and CI runs keep each test's own count.
+settings.register_profile("quick", max_examples=10)
 
 
 @pytest.fixture

@@ -102,3 +102,56 @@ def test_the_offload_benchmark_compares_mcpdi_with_one_thread_hop() -> None:
     one_hop = [row for row in rows if row[1] == "hand-1hop"]
     assert all(row[5] == "1.00×" for row in one_hop), one_hop
     assert "ERROR" not in table
+
+
+def test_linearity_judges_growth_per_unit_and_names_the_size_where_it_bends() -> None:
+    from benchmarks.summary import linearity
+
+    flat = linearity([10, 100, 1000], [50.0, 120.0, 1000.0])  # fixed cost first: dearer per unit at 10
+    assert flat.linear
+    assert flat.describe("µs per x") == "linear (µs per x 10: 5, 100: 1.2, 1,000: 1)"
+    bent = linearity([10, 100, 1000], [10.0, 100.0, 10_000.0])  # quadratic from 100 on
+    assert bent.bend == 1000
+    assert bent.describe("µs per x").startswith("bends at 1,000 (")
+    edge = linearity([1, 2], [1.0, 3.0])  # exactly 1.5× per unit is still linear
+    assert edge.linear
+
+
+def test_the_summary_table_counts_met_missed_and_unmeasured_goals() -> None:
+    from benchmarks.summary import Verdict, format_table, not_measured
+
+    table = format_table(
+        [
+            Verdict("1", "fast", "0.4×", True),
+            Verdict("2", "faster", "0.9×", False),
+            not_measured("3", "x", "why"),
+        ]
+    )
+    assert "| 1 | fast | 0.4× | met |" in table
+    assert "| 2 | faster | 0.9× | MISSED |" in table
+    assert "| 3 | x | why | not measured |" in table
+    assert table.endswith("1 met, 1 missed, 1 not measured")
+
+
+def test_http_goals_take_the_worst_cell_of_each_era() -> None:
+    from benchmarks.http import Cell, cell_verdicts
+
+    def cell(c: int, target: str, rps: float, cpu: float) -> Cell:
+        return Cell("none", c, target, rps=[rps], cpu_us=[cpu])
+
+    cells = [
+        cell(1, "mcpdi legacy", 2000, 150),
+        cell(16, "mcpdi legacy", 3000, 200),
+        cell(1, "mcp legacy", 900, 400),
+        cell(16, "mcp legacy", 1000, 500),
+        cell(1, "starlette", 5000, 100),
+        cell(16, "starlette", 6000, 100),
+    ]
+    legacy = [v for v in cell_verdicts(cells, "plain") if "legacy" in v.goal]
+    ceiling, vs_mcp = legacy
+    assert ceiling.met is False
+    assert ceiling.figure == "worst 2.00× (none, c=16; best 1.50×)"
+    assert vs_mcp.met is True
+    assert vs_mcp.figure.startswith("worst 2.22× (none, c=1, median req/s")
+    modern = [v for v in cell_verdicts(cells, "plain") if "modern" in v.goal]
+    assert [v.met for v in modern] == [None, None]  # no modern cell measured: said, not judged

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_examples import examples
 from inline_snapshot import snapshot
 
 from mcpdi._state._security import (
@@ -98,7 +99,7 @@ def test_a_large_state_is_compressed() -> None:
 # --- tampering ----------------------------------------------------------------------------------
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(inner_states, st.integers(1, 255))
 def test_every_single_byte_flip_of_a_token_is_rejected(inner: dict[str, Any], mask: int) -> None:
     policy = security()

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_examples import examples
 from inline_snapshot import snapshot
 
 from mcpdi import AesGcmCodec, InvalidRequestState, RequestStateSecurity
@@ -63,7 +64,7 @@ def test_two_seals_of_the_same_bytes_differ() -> None:
     assert codec.unseal(codec.seal(b"same")) == b"same"
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(st.binary(max_size=64), st.integers(1, 255))
 def test_every_single_byte_flip_of_a_token_is_refused(plaintext: bytes, mask: int) -> None:
     codec = AesGcmCodec([KEY])

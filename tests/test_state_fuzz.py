@@ -10,6 +10,7 @@ import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_examples import examples
 from pydantic import BaseModel
 
 from mcpdi import (
@@ -122,7 +123,9 @@ async def test_a_token_is_redeemed_once(codec: str) -> None:
         await security.redeem(token, CALL)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     method=st.sampled_from(["tools/call", "prompts/get", "resources/read"]),
     target=st.text(max_size=10),
@@ -147,7 +150,9 @@ def test_a_token_opens_for_its_own_call_and_no_other(
     assert refused(security, token, other) is not same
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(
     st.text(max_size=200)
     | st.tuples(st.sampled_from(["v1.", "a1."]), st.binary(max_size=150)).map(

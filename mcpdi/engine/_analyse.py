@@ -214,6 +214,10 @@ class _Analyser:
         root_arguments: tuple[str, ...] | None,
     ) -> Param:
         name = parameter.name
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD and root_arguments is None:
+            # The SDK's reading: one call argument of that name, passed by keyword (so the
+            # function finds it as kwargs["kwargs"]); a server using **kwargs starts as it does there.
+            return ArgumentParam(parameter, info.hints.get(name, parameter.annotation))
         if parameter.kind in _VARIADIC:
             stars = "*" if parameter.kind is inspect.Parameter.VAR_POSITIONAL else "**"
             msg = (

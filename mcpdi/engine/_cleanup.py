@@ -5,8 +5,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from mcpdi.engine._errors import CleanupError
 from mcpdi.engine._plan import Step
@@ -27,8 +26,7 @@ class RoundOutcome(enum.Enum):
     SUSPENDED = "suspended"  # the round ended with questions; a later round runs the resolver again
 
 
-@dataclass(frozen=True, slots=True)
-class Entered:
+class Entered(NamedTuple):  # a tuple: built once per cleanup resolver and round, at a tuple's cost
     """A cleanup resolver that produced its value: what must run when the round ends."""
 
     step: Step
@@ -40,14 +38,14 @@ class _Stopped:
     """`next()` of a generator that returned without yielding (StopIteration cannot cross a thread)."""
 
 
-_STOPPED = _Stopped()
+STOPPED = _Stopped()
 
 
 def _first(generator: Any) -> Any:
     try:
         return next(generator)
     except StopIteration:
-        return _STOPPED
+        return STOPPED
 
 
 async def enter(
@@ -60,20 +58,45 @@ async def enter(
         try:
             value = await handle.__anext__()
         except StopAsyncIteration:
-            value = _STOPPED
+            value = STOPPED
     elif kind == "generator":
         value = await run_sync(_first, handle)
     elif kind == "async_context_manager":
         value = await handle.__aenter__()
     else:
         value = await run_sync(handle.__enter__)
-    if value is _STOPPED:
-        msg = (
-            f"Resolver {step.name!r} ({step.location}) returned without yielding a value; a "
-            "cleanup resolver yields the value to inject once, and cleans up after the yield."
-        )
-        raise RuntimeError(msg)
+    if value is STOPPED:
+        raise never_yielded(step)
     return value, Entered(step, handle, run_sync)
+
+
+def never_yielded(step: Step) -> RuntimeError:
+    msg = (
+        f"Resolver {step.name!r} ({step.location}) returned without yielding a value; a "
+        "cleanup resolver yields the value to inject once, and cleans up after the yield."
+    )
+    return RuntimeError(msg)
+
+
+async def run_inline(fn: Callable[..., Any], *args: Any) -> Any:
+    """An inline cleanup resolver's blocking parts run on the event-loop thread."""
+    return fn(*args)
+
+
+async def enter_into(
+    entered: list[Entered], step: Step, args: list[Any], kwargs: dict[str, Any], run_sync: RunSync
+) -> Any:
+    """`enter` for the generated code: the value; what closes it is kept in `entered`."""
+    value, item = await enter(step, args, kwargs, run_sync)
+    entered.append(item)
+    return value
+
+
+def handed_over(entered: list[Entered]) -> list[Entered]:
+    """The entered cleanup resolvers, for the interpreter to close; `entered` is left empty."""
+    items = entered[:]
+    entered.clear()
+    return items
 
 
 def _yielded_twice(step: Step) -> RuntimeError:

@@ -8,8 +8,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpdi.engine._callables import identity_of
+from mcpdi.engine._cleanup import (
+    STOPPED,
+    Entered,
+    RoundOutcome,
+    close,
+    close_shielded,
+    enter_into,
+    handed_over,
+    never_yielded,
+    run_inline,
+)
 from mcpdi.engine._offloaded import joins_hop, offload_hop
 from mcpdi.engine._plan import Argument, ArgumentBinding, Binding, ContextBinding, ResolvedBinding, Step
+from mcpdi.engine._question import KEPT, NeedsInput
 
 
 class Names:
@@ -56,6 +68,7 @@ class _Writer:
         self.segments = 0  # try blocks closed before the last one (adapters and hops split them)
         self.hops: list[str] = []  # the source of the hop functions `run` hands to worker threads
         self.hop_count = 0
+        self.cleanup = False  # a cleanup resolver is entered: `entered` goes to `_resume` with the round
 
     def read_arguments(self, arguments: tuple[Argument, ...]) -> None:
         required = [(i, a) for i, a in enumerate(arguments) if a.required]
@@ -148,15 +161,59 @@ class _Writer:
         fill = f"await _app_value(app, _STEPS[{step.index}], [{args}], {{{kwargs}}})"
         self.lines.append(f"        if {v} is _UNSET: {v} = {fill}")
 
+    def enter_step(self, step: Step) -> str:
+        """A cleanup resolver's value: entered as the interpreter enters it, kept in `entered`."""
+        args, kwargs = self.arguments_of(step.bindings, self.adapt(step.bindings))
+        listed = ", ".join(f"{k!r}: {v}" for k, v in kwargs)
+        run_sync = "_run_inline" if step.inline else "_offload"
+        return (
+            f"await _enter_into(entered, _STEPS[{step.index}], [{', '.join(args)}], {{{listed}}}, {run_sync})"
+        )
+
+    def enter_async_generator(self, step: Step) -> list[str]:
+        """`enter_step` written out for the commonest kind, an async generator: what `enter` does."""
+        args, kwargs = self.arguments_of(step.bindings, self.adapt(step.bindings))
+        v, i = f"v{step.index}", step.index
+        listed = ", ".join([*args, *(f"{k}={x}" for k, x in kwargs)])
+        return [
+            f"        h{i} = {self.names.bind('f', step.fn)}({listed})",
+            "        try:",
+            f"            {v} = await h{i}.__anext__()",
+            "        except StopAsyncIteration:",
+            f"            {v} = _STOPPED",
+            f"        if {v} is _STOPPED: {v} = _UNSET; raise _never_yielded(_STEPS[{i}])",
+            f"        entered.append(_Entered(_STEPS[{i}], h{i}, _offload))",
+        ]
+
+    def call_scoped(self, step: Step) -> list[str]:
+        """A call-scoped value: the one an earlier round of the call kept, else computed (only
+        steps without plain adapters on their inputs come here: a kept value adapts nothing)."""
+        v, i = f"v{step.index}", step.index
+        call = self.call_of(step.fn, step.bindings, step.is_async, step.inline)
+        return [
+            f"        k{i} = answers.get({step.key!r}) if answers else None",
+            f"        if k{i} is not None and k{i}.digest == _KEPT: {v} = k{i}.payload",
+            f"        else: {v} = {call}",
+        ]
+
     def step(self, step: Step) -> None:
         if step.scope == "app":
             self.app_step(step)
             return
-        call = self.call_of(step.fn, step.bindings, step.is_async, step.inline)
+        if step.scope == "call":
+            body = self.call_scoped(step)
+        elif step.cleanup == "async_generator":
+            body = self.enter_async_generator(step)
+        elif step.cleanup is not None:
+            body = [f"        v{step.index} = {self.enter_step(step)}"]
+        else:
+            body = [
+                f"        v{step.index} = {self.call_of(step.fn, step.bindings, step.is_async, step.inline)}"
+            ]
         if not self.in_try:
             self.lines.append("    try:")
             self.in_try = True
-        self.lines.append(f"        v{step.index} = {call}")
+        self.lines += body
         if step.may_ask:
             self.lines.append(f"        if isinstance(v{step.index}, _Question): raise _Bail({step.index})")
 
@@ -196,7 +253,10 @@ class _Writer:
         ]
 
     def resume(self, at: str = "at") -> str:
-        return f"await _resume(_PLAN, collect, arguments, context, answers, ask, {at}, [{self.values}])"
+        entered = ", _handed_over(entered)" if self.cleanup else ""
+        return (
+            f"await _resume(_PLAN, collect, arguments, context, answers, ask, {at}, [{self.values}]{entered})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,7 +370,11 @@ def generate(
     """
     writer = _Writer(names, arguments, len(steps))
     lines = writer.lines
-    lines.append("async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):")
+    writer.cleanup = any(s.cleanup is not None and s.scope == "round" for s in steps)
+    if writer.cleanup:  # the round's body, inside `run` that closes what it entered
+        lines.append("async def _round(entered, arguments, context, answers, ask, collect):")
+    else:
+        lines.append("async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):")
     writer.read_arguments(arguments)
     writer.read_context([*(b for s in steps for b in s.bindings), *root_bindings])
     if any(step.scope == "app" for step in steps):
@@ -320,12 +384,11 @@ def generate(
             "    except KeyError:",
             "        raise _missing_context(_NAME, _AppScope) from None",
         ]
-    if any(
-        s.scope == "call" or s.concurrent or (s.cleanup is not None and s.scope == "round") for s in steps
-    ):
-        # Cleanup resolvers need an exit stack around the round, call-scoped values a record
-        # of the round, concurrent ones a task group: the interpreter runs such rounds whole.
+    if any(s.concurrent or (s.scope == "call" and _adapted(s)) for s in steps):
+        # Concurrent steps need a task group, and a kept call-scoped value is not adapted: the
+        # interpreter runs such rounds whole (and closes their cleanup resolvers).
         unset = f"[_UNSET] * {len(steps)}"
+        lines[0] = "async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):"
         lines.append(
             f"    return await _resume(_PLAN, collect, arguments, context, answers, ask, 0, {unset})"
         )
@@ -362,4 +425,49 @@ def generate(
         lines.insert(init_at, "    at = -1")
     if writer.hops:
         names.namespace.update(_offload_hop=offload_hop, _copy_context=copy_context)
+    if any(s.scope == "call" for s in steps):
+        names.namespace["_KEPT"] = KEPT
+    if writer.cleanup:
+        lines += _closing_run()
+        names.namespace.update(
+            _enter_into=enter_into,
+            _Entered=Entered,
+            _STOPPED=STOPPED,
+            _never_yielded=never_yielded,
+            _handed_over=handed_over,
+            _run_inline=run_inline,
+            _close=close,
+            _close_shielded=close_shielded,
+            _COMPLETED=RoundOutcome.COMPLETED,
+            _SUSPENDED=RoundOutcome.SUSPENDED,
+            _NeedsInput=NeedsInput,
+        )
     return "\n".join([*writer.hops, *lines]) + "\n"
+
+
+def _adapted(step: Step) -> bool:
+    """Whether a plain adapter shapes one of `step`'s inputs."""
+    return any(
+        isinstance(b, ResolvedBinding) and b.adapter is not None and b.adapter.plain is not None
+        for b in step.bindings
+    )
+
+
+def _closing_run() -> list[str]:
+    """`run` around `_round`: closes the cleanup resolvers entered, however the round ends, as
+    the interpreter's `resume` does (which closes them itself once the round is handed over)."""
+    return [
+        "async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):",
+        "    entered = []",
+        "    try:",
+        "        result = await _round(entered, arguments, context, answers, ask, collect)",
+        "    except Exception as error:",
+        "        if entered: await _close(entered, error, _COMPLETED)",
+        "        raise",
+        "    except BaseException as error:",
+        "        if entered: await _close_shielded(entered, error)",
+        "        raise",
+        "    if entered:",
+        "        await _close(entered, None, _SUSPENDED if isinstance(result, _NeedsInput) else _COMPLETED)",
+        "    return result",
+    ]

@@ -154,6 +154,7 @@ def question_classes(step: Step, localns: Mapping[str, Any] | None = None) -> tu
 
 
 _UnionType: Any = type(int | str)
+_ASYNC_CLEANUPS = frozenset({"async_generator", "async_context_manager"})
 
 
 def _default_asks(step: Step) -> tuple[str, ...]:
@@ -183,7 +184,7 @@ def explain(
             name=step.name,
             qualname=step.qualname,
             location=step.location,
-            is_async=step.is_async,
+            is_async=step.is_async or step.cleanup in _ASYNC_CLEANUPS,
             scope=reader.scope(step),
             inputs=tuple(_input(b) for b in reader.bindings(step)),
             asks=asks(step) if reader.may_ask(step) else (),

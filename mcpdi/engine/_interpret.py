@@ -10,8 +10,9 @@ asks; both must agree on values and on exceptions (`tests/engine/test_engine_pro
 - consecutive offloaded sync resolvers (and a sync root after them) share one worker-thread
   call, a hop (`_offloaded.py`); a question ends the hop after the step that asked.
 
-The interpreter alone also runs what the generated code hands over whole (cleanup,
-call-scoped and concurrent resolvers), and it decides what answers do: an answer is shaped
+The interpreter alone also runs what the generated code hands over whole (concurrent
+resolvers, call-scoped ones with adapted inputs; cleanup resolvers the generated code enters
+itself, and hands over with the round), and it decides what answers do: an answer is shaped
 for each consumer as soon as it arrives, so a refusing adapter ends the round before any
 other resolver runs or question is put; an answer counts for the same question asked by
 another step; once a question is pending, the round goes on only through steps that may ask
@@ -28,7 +29,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mcpdi.engine._callables import identity_of
-from mcpdi.engine._cleanup import Entered, RoundOutcome, close, close_shielded, enter
+from mcpdi.engine._cleanup import Entered, RoundOutcome, close, close_shielded, enter, run_inline
 from mcpdi.engine._errors import MissingArgument, ResolverError
 from mcpdi.engine._offloaded import hop_from, joins_hop, offload_hop
 from mcpdi.engine._plan import (
@@ -186,9 +187,11 @@ async def resume(
     ask: AskCallback | None,
     start: int,
     values: list[Any],
+    entered: list[Entered] | None = None,
 ) -> Any:
     """Continue the round from `start`; earlier steps are done, and `start`'s value is a
     question (handed over by the generated code) or unset (a round handed over whole).
+    `entered`: the cleanup resolvers the generated code entered before, closed with the rest.
 
     Answered questions feed their consumers; pending ones block their dependents, and the
     round goes on collecting the questions of the steps that may ask up to the first step that
@@ -197,6 +200,11 @@ async def resume(
     Cleanup resolvers entered this round are closed when it ends, however it ends.
     """
     state = _Round(plan, arguments, context, values)
+    if entered:
+        state.entered = entered
+    for step in plan.steps[:start]:  # the call-scoped values the generated code computed or kept
+        if step.scope == "call":
+            state.kept[step.key] = values[step.index]
     try:
         result = await _finish(state, collect, answers, ask, start)
     except Exception as error:
@@ -335,7 +343,7 @@ def _run_hop(
 
 async def _compute(step: Step, args: list[Any], kwargs: dict[str, Any]) -> tuple[Any, Entered | None]:
     if step.cleanup is not None:
-        return await enter(step, args, kwargs, _run_sync if step.inline else offload)
+        return await enter(step, args, kwargs, run_inline if step.inline else offload)
     return await _invoke(step.fn, args, kwargs, step.is_async, step.inline), None
 
 
@@ -351,8 +359,3 @@ async def app_value(scope: AppScope, step: Step, args: list[Any], kwargs: dict[s
             value, entered = await _compute(step, args, kwargs)
             scope.keep(key, step.fn, value, entered)
     return value
-
-
-async def _run_sync(fn: Callable[..., Any], *args: Any) -> Any:
-    """An inline cleanup resolver's blocking parts run on the event-loop thread."""
-    return fn(*args)

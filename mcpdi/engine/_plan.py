@@ -127,7 +127,7 @@ class Step:
     # The type hints as compile read them, and what the step gives: its return hint, or a class.
     hints: Mapping[str, Any] = field(default_factory=lambda: EMPTY_HINTS, repr=False, compare=False)
     returns: Any = field(default=Any, repr=False, compare=False)
-    cleanup: Cleanup | None = None  # a cleanup resolver: runs in the interpreter, never asks
+    cleanup: Cleanup | None = None  # a cleanup resolver: entered, and closed when the round ends
     scope: Literal["round", "call", "app"] = "round"  # see `Resolve`; "app" values never ask
     concurrent: bool = False  # async, and runs together with the independent concurrent steps next to it
 

@@ -30,6 +30,7 @@ from mcpdi.lowlevel._errors import (
 )
 from mcpdi.lowlevel._fast_params import tool_call_params_pass
 from mcpdi.lowlevel._fast_sieve import sieve_plain_tool_result
+from mcpdi.lowlevel._http_checks import http_request_problem
 from mcpdi.lowlevel._jsonrpc import (
     Invalid,
     Notification,
@@ -118,17 +119,20 @@ class Runner(Generic[LifespanT]):
     def __init__(self, server: Server[LifespanT], lifespan_context: LifespanT) -> None:
         self.server = server
         self.lifespan_context = lifespan_context
+        # (method, version) -> the last listed items and their sieved form, while a handler keeps
+        # answering with the very same list (MCPServer's tools/list does until its tools change)
+        self._sieved_items: dict[tuple[str, str], tuple[list[Any], list[Any]]] = {}
 
     async def handle(
-        self, message: Mapping[str, Any], connection: Connection, peer: Peer
+        self, message: Mapping[str, Any] | Request, connection: Connection, peer: Peer
     ) -> dict[str, Any] | None:
-        """Answer one parsed JSON-RPC message.
+        """Answer one parsed JSON-RPC message, or a `Request` the transport already classified.
 
         Returns the response object for a request (or an invalid message), and None for a
         notification, a client response, and a request cancelled by
         `notifications/cancelled` (a cancelled request is not answered).
         """
-        kind = classify_message(message)
+        kind = message if isinstance(message, Request) else classify_message(message)
         if isinstance(kind, Request):
             return await self._answer(kind, connection, peer)
         if isinstance(kind, Notification):
@@ -232,6 +236,10 @@ class Runner(Generic[LifespanT]):
         return "modern"
 
     async def _dispatch(self, request: Request, connection: Connection, peer: Peer) -> dict[str, Any]:
+        if connection.http_headers is not None:
+            problem = await http_request_problem(self, request, connection.http_headers, peer)
+            if problem is not None:
+                raise problem
         if self._choose_era(request, connection) == "modern":
             envelope = read_envelope(request.params)
             if isinstance(envelope, MCPError):
@@ -395,7 +403,18 @@ class Runner(Generic[LifespanT]):
         try:
             if method == "initialize":  # the handshake era's models alone: the others wait
                 return serialize_initialize_result(version, result)
-            return methods().serialize_server_result(method, version, result)
+            items = result.get("tools") if method == "tools/list" else None
+            if not isinstance(items, list):
+                return methods().serialize_server_result(method, version, result)
+            # Each item is sieved on its own: the same list is sieved once, the rest every time.
+            kept = self._sieved_items.get((method, version))
+            if kept is None or kept[0] is not items:
+                sieved = methods().serialize_server_result(method, version, result)
+                kept = self._sieved_items[(method, version)] = (cast("list[Any]", items), sieved["tools"])
+            else:
+                sieved = methods().serialize_server_result(method, version, {**result, "tools": []})
+            sieved["tools"] = list(kept[1])  # a list of its own: the caller may change it
+            return sieved
         except ValidationError:
             logger.exception("handler for %r returned a result that is invalid at %s", method, version)
             raise MCPError(INTERNAL_ERROR, "Handler returned an invalid result") from None

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
 from mcp_types import CallToolResult
 
+from mcpdi._auth import AccessToken, authenticated
 from mcpdi._in_memory._client import ALL_CAPABILITIES, MODERN
 from mcpdi._in_memory._lifespan import Runnable, session_of
 from mcpdi.engine import Plan, Step
@@ -90,7 +92,8 @@ class ScriptedClient:
     rounds asked the client, and `requests` how many `tools/call` requests the call took. At
     2026-07-28 each round is a request; in the handshake era the questions arrive within one
     request, and a question's round is one more than that of the latest question asked by a
-    resolver it depends on, as it would be at 2026-07-28.
+    resolver it depends on, as it would be at 2026-07-28. `principal` is the verified access
+    token every call runs with, as over HTTP with bearer auth (scopes, token-bound state).
     """
 
     def __init__(
@@ -101,8 +104,10 @@ class ScriptedClient:
         capabilities: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         max_rounds: int = 10,
+        principal: AccessToken | None = None,
     ) -> None:
         self.server = server
+        self.principal = principal
         self.protocol_version = protocol_version
         self.capabilities = dict(ALL_CAPABILITIES if capabilities is None else capabilities)
         self.headers = headers
@@ -160,7 +165,8 @@ class ScriptedClient:
             script=script,
             headers=self.headers,
         )
-        exchange = await client.call_tool(name, dict(arguments or {}), max_rounds=self.max_rounds)
+        with authenticated(self.principal) if self.principal is not None else nullcontext():
+            exchange = await client.call_tool(name, dict(arguments or {}), max_rounds=self.max_rounds)
         if failures:
             raise failures[0]
         self.requests = exchange.rounds

@@ -84,7 +84,9 @@ class Client:
     answer is sent back as a JSON-RPC error (handshake era) or ends the call with
     `MCPError` (2026-07-28 era). A multi-round call gives up with `RoundLimitExceeded`
     after `max_rounds` rounds. `log_level` opts in to log messages per request in the
-    2026-07-28 era. `headers` are sent with every HTTP request (e.g. authorization).
+    2026-07-28 era. `headers` are sent with every HTTP request (e.g. authorization); a
+    server object in memory reads them in `ctx.headers`; a stdio server reads none, so they
+    are refused there.
 
     Errors the server answers with are raised as `mcpdi.MCPError(code, message, data)`.
     """
@@ -125,6 +127,12 @@ class Client:
             msg = f"Client(max_rounds={max_rounds}) must allow at least one round"
             raise ValueError(msg)
         self._target = _classify_target(target)
+        if headers and isinstance(self._target, StdioTarget):
+            msg = (
+                "Client(headers=...) are sent with HTTP requests; a stdio server reads no headers "
+                "(give it what it needs in its environment: StdioTarget(command, env={...}))"
+            )
+            raise ValueError(msg)
         self._mode = mode
         self._headers = dict(headers or {})
         self._max_rounds = max_rounds
@@ -170,7 +178,7 @@ class Client:
             return open_stdio_channel(target, self._session)
         if isinstance(target, ChannelTarget):
             return target.open(self._session)
-        return open_memory_channel(target, self._session)
+        return open_memory_channel(target, self._session, self._headers)
 
     @property
     def protocol_version(self) -> str:

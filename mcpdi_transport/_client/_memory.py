@@ -29,10 +29,9 @@ class RunnableServer(Protocol):
 class _ClientPeer:
     """The server's view of this client: its questions go to the client's callbacks."""
 
-    headers: Mapping[str, str] | None = None
-
-    def __init__(self, inbound: Inbound) -> None:
+    def __init__(self, inbound: Inbound, headers: Mapping[str, str] | None) -> None:
         self._inbound = inbound
+        self.headers = headers
         self._ids = itertools.count(1)
 
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
@@ -53,10 +52,10 @@ class MemoryChannel:
 
     is_http = False
 
-    def __init__(self, runner: _Runner, inbound: Inbound) -> None:
+    def __init__(self, runner: _Runner, inbound: Inbound, headers: Mapping[str, str] | None = None) -> None:
         self._runner = runner
         self._connection = Connection.for_stream()
-        self._peer = _ClientPeer(inbound)
+        self._peer = _ClientPeer(inbound, headers)
 
     async def request(self, message: dict[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
         response = await self._runner.handle(_copy(message) or {}, self._connection, self._peer)
@@ -108,7 +107,11 @@ def _copy(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 
 @asynccontextmanager
-async def open_memory_channel(server: RunnableServer, inbound: Inbound) -> AsyncGenerator[MemoryChannel]:
-    """Enter the server's lifespan and yield a channel to its runner."""
+async def open_memory_channel(
+    server: RunnableServer, inbound: Inbound, headers: Mapping[str, str] | None = None
+) -> AsyncGenerator[MemoryChannel]:
+    """Enter the server's lifespan and yield a channel to its runner; the server reads `headers`
+    (the client's own, lower-cased, as an HTTP server would) in `ctx.headers`."""
+    lowered = {name.lower(): value for name, value in headers.items()} if headers else None
     async with server.running() as runner:
-        yield MemoryChannel(runner, inbound)
+        yield MemoryChannel(runner, inbound, lowered)

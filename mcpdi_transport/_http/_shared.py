@@ -4,15 +4,16 @@ A process keeps a replica of each session it serves (its connection state, its r
 calls, the streams it writes), rebuilt from the stored record on the first request for it.
 The record holds what `initialize` negotiated and the principal that created the session;
 every request loads it (pushing its expiry out), so an ended or expired session is 404 on
-every process. A response or cancellation for a call running on another process goes over
-the store's bus; the events of resumable streams are copied to the store, so a client may
-resume (`Last-Event-ID`) on any process.
+every process. A response for a question another process asked goes into that process's
+inbox in the store, a cancellation into every process's; the events of resumable streams
+are copied to the store, so a client may resume (`Last-Event-ID`) on any process.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
@@ -48,6 +49,18 @@ _LOCAL_KEEP: Final = 60.0
 """Seconds a replica nobody uses stays in this process (the session itself lives on in the store)."""
 
 
+GONE: Final = "The process that asked this question is gone, and the call with it"
+
+_ASKED_ID: Final = re.compile(r"([0-9a-f]{16})\.[0-9a-f]{8}-[0-9]+")
+"""The id of a question a process asked: `<process>.<replica>-<n>`."""
+
+
+def _asker(request_id: object) -> str | None:
+    """The process that asked the question answered under `request_id`, if one of ours did."""
+    match = _ASKED_ID.fullmatch(request_id) if isinstance(request_id, str) else None
+    return None if match is None else match[1]
+
+
 def _wire(model: BaseModel) -> dict[str, Any]:
     """A wire type as the client sent it (its field names, no empty fields)."""
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -69,6 +82,7 @@ class SharedSession(LegacySession):
         mirror: Mirror,
         max_buffered_bytes: int,
         client_request_timeout: float,
+        process: str,
     ) -> None:
         super().__init__(
             session_id=session_id,
@@ -78,7 +92,10 @@ class SharedSession(LegacySession):
             client_request_timeout=client_request_timeout,
         )
         # Questions of one session are asked by several processes: ids must not collide.
-        self.outbound = OutboundRequests(timeout=client_request_timeout, id_prefix=f"{secrets.token_hex(4)}-")
+        # Each id names the process asking, which the client's answer is sent to.
+        self.outbound = OutboundRequests(
+            timeout=client_request_timeout, id_prefix=f"{process}.{secrets.token_hex(4)}-"
+        )
         self.record: str | None = None
         """The record as last stored or loaded; None until `initialize` stored it."""
         self._mirror = mirror
@@ -170,6 +187,7 @@ class SharedLegacyEndpoint(LegacyEndpoint):
             mirror=self.mirror,
             max_buffered_bytes=self.options.max_buffered_bytes,
             client_request_timeout=self.options.client_request_timeout,
+            process=self.process,
         )
         self.add_session(session)
         self._by_connection[id(session.connection)] = session
@@ -324,14 +342,21 @@ class SharedLegacyEndpoint(LegacyEndpoint):
             self.end_session(session)
 
     async def undelivered(self, session: LegacySession, message: Mapping[str, Any]) -> None:
-        """Pass it to every process: the one running the call (or asking the question) takes it."""
-        operation = "cancel" if "method" in message else "deliver"
-        await self.store.publish(
-            {"op": operation, "session": session.session_id, "message": dict(message), "from": self.process}
-        )
+        """Pass an answer to the process that asked (its id names it), a cancellation to every
+        process (the one running the call stops it). Raises `StoreUnavailable` when the store
+        cannot take it or the process that asked is gone: the client hears so at once."""
+        note: dict[str, Any] = {"session": session.session_id, "message": dict(message), "from": self.process}
+        if "method" in message:
+            await self.store.publish(note | {"op": "cancel"})
+            return
+        asker = _asker(message.get("id"))
+        if asker is None:
+            return  # no process asked under that id
+        if not await self.store.publish(note | {"op": "deliver", "to": asker}):
+            raise StoreUnavailable(GONE)
 
     async def _listen(self) -> None:
-        async for note in self.store.listen():
+        async for note in self.store.listen(self.process):
             session = self.sessions.get(str(note.get("session")))
             if session is None or note.get("from") == self.process:
                 continue

@@ -65,12 +65,16 @@ class SessionStore(Protocol):
         """Remove the record (every process then answers 404); False if it had already ended."""
         ...
 
-    async def publish(self, message: Mapping[str, Any]) -> None:
-        """Send a message to every process serving sessions from this store."""
+    async def publish(self, message: Mapping[str, Any]) -> bool:
+        """Send a message to every other live process (`message["from"]` is the sender), or to
+        the one `message["to"]` names: False when that one is not alive. Once this returns,
+        the message is kept for its process until it takes it (an outage of its connection
+        loses nothing); a store that cannot take it raises `StoreUnavailable`."""
         ...
 
-    def listen(self) -> AsyncIterator[dict[str, Any]]:
-        """The messages `publish`ed by any process, until cancelled (reconnecting after an outage)."""
+    def listen(self, process: str) -> AsyncIterator[dict[str, Any]]:
+        """The messages for `process`, until cancelled (reading again after an outage); the
+        process counts as alive while it listens."""
         ...
 
     async def aclose(self) -> None: ...

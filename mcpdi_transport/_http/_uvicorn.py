@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
+import math
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable
 from types import FrameType
-from typing import Any, Literal
+from typing import Any, Final, Literal, Protocol
 
 import h11
 import uvicorn
@@ -43,14 +44,21 @@ def header_deadline_protocol(header_timeout: float, http: HttpParser = "h11") ->
 
     class HeaderDeadline(H11Protocol):
         _timer: _HeaderTimer | None = None
+        _since: float = 0.0
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            self._since = time.monotonic()
             self._timer = _HeaderTimer(header_timeout, self.loop, transport, self._awaits_headers)
             self._timer.arm()
+            shed_slowest(self, self.connections, self.config.limit_concurrency)
 
         def _awaits_headers(self) -> bool:
             return self.conn.their_state is h11.IDLE
+
+        def waiting_on_client_since(self) -> float | None:
+            """Since when the server waits for this client's request or body; None while it answers."""
+            return self._since if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) else None
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
@@ -59,6 +67,7 @@ def header_deadline_protocol(header_timeout: float, http: HttpParser = "h11") ->
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
+            self._since = time.monotonic()
             if self._timer is not None:
                 self._timer.arm()
 
@@ -68,6 +77,39 @@ def header_deadline_protocol(header_timeout: float, http: HttpParser = "h11") ->
             super().connection_lost(exc)
 
     return HeaderDeadline
+
+
+class _Waiting(Protocol):
+    transport: asyncio.Transport
+
+    def waiting_on_client_since(self) -> float | None: ...
+
+
+_SHED_HEADROOM: Final = 8
+"""Connections kept free below the cap: uvicorn also counts the tasks of requests just answered."""
+
+
+def shed_slowest(newcomer: object, connections: set[Any], cap: int | None) -> None:
+    """At `cap` connections, close the one whose client has kept the server waiting longest.
+
+    That is a client still to send its request's headers or body (slow ones first), or an
+    idle keep-alive connection; a connection whose request is being answered (a running
+    call, an SSE stream) is never shed. Without such a connection, uvicorn answers 503.
+    """
+    if cap is None or len(connections) < cap - min(_SHED_HEADROOM, cap // 8):
+        return
+    slowest: _Waiting | None = None
+    oldest = math.inf
+    for connection in connections:
+        if connection is newcomer:
+            continue
+        since = connection.waiting_on_client_since()
+        if since is not None and since < oldest and not connection.transport.is_closing():
+            slowest, oldest = connection, since
+    if slowest is not None:
+        logger.info("at the connection cap (%d): closing the connection waiting longest on its client", cap)
+        connections.discard(slowest)  # not counted against the cap while its close is under way
+        slowest.transport.close()
 
 
 class _HeaderTimer:
@@ -110,15 +152,27 @@ def _httptools_header_deadline(header_timeout: float) -> type[asyncio.Protocol]:
     class HttpToolsHeaderDeadline(HttpToolsProtocol):
         _timer: _HeaderTimer | None = None
         _requests_begun = 0
+        _requests_read = 0
         _responses_done = 0
+        _since: float = 0.0
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            self._since = time.monotonic()
             self._timer = _HeaderTimer(header_timeout, self.loop, transport, self._awaits_headers)
             self._timer.arm()
+            shed_slowest(self, self.connections, self.config.limit_concurrency)
 
         def _awaits_headers(self) -> bool:
             return self._requests_begun == self._responses_done  # no (pipelined) request's headers are in
+
+        def waiting_on_client_since(self) -> float | None:
+            """Since when the server waits for this client's request or body; None while it answers."""
+            return self._since if self._requests_read == self._responses_done else None
+
+        def on_message_complete(self) -> None:
+            self._requests_read += 1
+            super().on_message_complete()
 
         def on_headers_complete(self) -> None:
             self._requests_begun += 1
@@ -128,6 +182,7 @@ def _httptools_header_deadline(header_timeout: float) -> type[asyncio.Protocol]:
 
         def on_response_complete(self) -> None:
             self._responses_done += 1
+            self._since = time.monotonic()
             super().on_response_complete()
             if self._timer is not None and self._awaits_headers():
                 self._timer.arm()

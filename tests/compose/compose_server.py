@@ -84,3 +84,16 @@ def confirm(amount: int) -> Elicit[Confirm]:
 @mcp.tool()
 def pay(amount: int, sure: Annotated[Confirm, Resolve(confirm)]) -> str:
     return f"paid {amount}" if sure.ok else "not paid"
+
+
+@mcp.tool(required_scopes=["read"])
+def header(ctx: Context, name: str) -> str:
+    """A request header the call came with."""
+    return str((ctx.headers or {}).get(name))
+
+
+@mcp.tool()
+async def count(ctx: Context, to: int = 2) -> str:
+    for step in range(1, to + 1):
+        await ctx.report_progress(step, to, f"step {step}")
+    return f"counted to {to}"

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_examples import examples
 from mcp_types import methods
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
@@ -82,7 +83,7 @@ def wire_type_passes(version: str, raw: Any) -> bool:
     return True
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.sampled_from(VERSIONS), st.lists(params(), min_size=1, max_size=6))
 def test_only_params_the_wire_type_passes_pass_the_quick_check(version: str, calls: list[Any]) -> None:
     for raw in calls:  # in a row: the check remembers the last `_meta` that passed

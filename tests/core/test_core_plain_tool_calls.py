@@ -18,6 +18,7 @@ import pytest
 from core_doubles import RecordingPeer, handshake, modern_request, request
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_examples import examples
 
 from mcpdi import MCPServer
 from mcpdi._arguments import dump_arguments, plan_arguments, pre_parse_json, read_plain_arguments
@@ -89,7 +90,7 @@ def _typed(values: dict[str, Any]) -> list[tuple[str, type, Any]]:
     ]
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(plain_calls())
 def test_plain_arguments_are_read_as_the_model_validates_them(
     call: tuple[tuple[Argument, ...], dict[str, Any]],

@@ -274,9 +274,14 @@ async def test_a_generator_must_yield_exactly_once() -> None:
         await compile_plan(two_values, localns=namespace).run({})
 
 
-def test_only_plans_with_cleanup_resolvers_hand_the_round_to_the_interpreter() -> None:
+def test_plans_with_cleanup_resolvers_run_in_generated_code_that_enters_and_closes_them() -> None:
     async def plain(order: str) -> str:
         return order
 
-    assert "_resume(_PLAN, collect, arguments, context, answers, ask, 0," not in compile_plan(plain).source
-    assert "_resume(_PLAN, collect, arguments, context, answers, ask, 0," in compile_plan(save).source
+    handed_over_whole = "_resume(_PLAN, collect, arguments, context, answers, ask, 0,"
+    assert handed_over_whole not in compile_plan(plain).source
+    source = compile_plan(save).source
+    assert handed_over_whole not in source
+    entering = source.count("await _enter_into(entered, _STEPS[") + source.count("entered.append(_Entered(")
+    assert entering == 5  # every cleanup resolver of `save`, async generators written out
+    assert "await _close(entered, error, _COMPLETED)" in source

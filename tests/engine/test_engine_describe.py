@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_examples import examples
 
 from mcpdi.engine import InvalidSignature, Resolve
 from mcpdi.engine._callables import (
@@ -203,7 +204,7 @@ def signatures(draw: st.DrawFn) -> str:
     return f"{keyword} f({', '.join(parts)}){returns}: pass"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(signatures())
 def test_random_signatures_are_described_alike_on_both_paths(text: str) -> None:
     fn = source(text)

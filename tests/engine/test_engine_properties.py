@@ -12,6 +12,7 @@ import networkx as nx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_examples import examples
 
 from mcpdi.engine import (
     Adapter,
@@ -63,7 +64,7 @@ def build(
     return namespace["root"], namespace
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(dags())
 def test_every_resolver_runs_after_its_dependencies_and_exactly_once_per_round(dag: Dag) -> None:
     size, providers, is_async = dag
@@ -91,7 +92,7 @@ def dags_with_a_back_edge(draw: st.DrawFn) -> tuple[Dag, tuple[int, int]]:
     return (size, providers, is_async), back
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(dags_with_a_back_edge())
 def test_adding_a_back_edge_reports_a_cycle_that_is_a_real_cycle_of_the_graph(
     case: tuple[Dag, tuple[int, int]],
@@ -111,7 +112,7 @@ def test_adding_a_back_edge_reports_a_cycle_that_is_a_real_cycle_of_the_graph(
     assert " -> ".join(f"f{h}" for h in hops) in str(error.value)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(dags())
 def test_compiling_twice_gives_the_same_order_and_keys(dag: Dag) -> None:
     size, providers, is_async = dag
@@ -120,7 +121,7 @@ def test_compiling_twice_gives_the_same_order_and_keys(dag: Dag) -> None:
     assert [(s.name, s.key) for s in first.steps] == [(s.name, s.key) for s in second.steps]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(dags(), st.data())
 def test_the_run_order_is_networkx_lexicographical_topological_sort_keyed_by_depth_first_finish(
     dag: Dag, data: st.DataObject
@@ -170,7 +171,7 @@ async def answer_one(asked: Asked) -> Any:
     return 1
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(dags(), st.data())
 def test_a_round_finished_after_a_question_computes_what_the_straight_path_computes(
     dag: Dag, data: st.DataObject
@@ -303,7 +304,7 @@ def source_of(
     return "\n".join(lines)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(failing_graphs())
 def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptions_as_the_straight_path(
     case: tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int]],
@@ -340,7 +341,7 @@ def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptio
         assert rounds == straight
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(failing_graphs())
 def test_a_step_that_cannot_ask_never_runs_while_a_question_before_it_is_pending(
     case: tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int]],
@@ -383,3 +384,217 @@ def test_a_step_that_cannot_ask_never_runs_while_a_question_before_it_is_pending
     else:
         raise AssertionError("more rounds than questions")
     assert result == anyio.run(plan.run, {"ask": False})
+
+
+class CleanupBoom(Exception):
+    pass
+
+
+CleanupCase = tuple[Dag, set[int], set[int], Failure, list[bool], Root]
+
+
+@st.composite
+def graphs_with_cleanup(draw: st.DrawFn) -> CleanupCase:
+    """Random graphs in which some resolvers are generators (sync or async) that clean up."""
+    size, providers, is_async = draw(dags())
+    cleanup = draw(st.sets(st.integers(min_value=0, max_value=size - 1), min_size=1))
+    askers = draw(st.sets(st.integers(min_value=0, max_value=size - 1), max_size=2)) - cleanup
+    kinds: list[list[Failure]] = [
+        [None],
+        [("root", 0)],
+        [("resolver", i) for i in range(size)],
+        [("cleanup", i) for i in sorted(cleanup)],
+    ]
+    failure = draw(st.sampled_from(draw(st.sampled_from(kinds))))
+    inline = draw(st.lists(st.booleans(), min_size=size, max_size=size))
+    root: Root = draw(st.sampled_from(["async", "sync", "inline"]))
+    return (size, providers, is_async), cleanup, askers, failure, inline, root
+
+
+def cleanup_source(case: CleanupCase) -> str:
+    """f0..f{size-1} and a root; each step logs running, a cleanup one also how its round ended."""
+    (size, providers, is_async), cleanup, askers, failure, inline, root = case
+    lines: list[str] = []
+    for i in range(size):
+        params = [f"p{j}: 'Annotated[int, Resolve(f{j}, inline={inline[j]})]'" for j in providers[i]]
+        lines.append(f"{'async def' if is_async[i] else 'def'} f{i}({', '.join(['ask: bool', *params])}):")
+        lines.append(f"    log.append(('run', {i}))")
+        if failure == ("resolver", i):
+            lines.append(f"    raise Boom({i})")
+        total = " + ".join([str(i), *(f"p{j}" for j in providers[i])])
+        if i in cleanup:
+            lines += [
+                "    try:",
+                f"        how = yield {total}",
+                f"        log.append(('closed', {i}, how))",
+                "    except BaseException as error:",
+                f"        log.append(('thrown', {i}, type(error).__name__))",
+                "        raise",
+            ]
+            if failure == ("cleanup", i):
+                lines.append(f"    raise CleanupBoom({i})")
+        elif i in askers:
+            lines.append(f"    return Carry({total}, {i}) if ask else {total}")
+        else:
+            lines.append(f"    return {total}")
+    params = ", ".join(f"p{i}: 'Annotated[int, Resolve(f{i}, inline={inline[i]})]'" for i in range(size))
+    lines.append(f"{'async def' if root == 'async' else 'def'} root(ask: bool, {params}):")
+    lines.append("    log.append(('root',))")
+    if failure == ("root", 0):
+        lines.append("    raise Boom('root')")
+    lines.append(f"    return {' + '.join(['0', *(f'p{i}' for i in range(size))])}")
+    return "\n".join(lines)
+
+
+def logged_outcome(log: list[Any], run: Any, *args: Any) -> tuple[Any, ...]:
+    """What a round gave (as `outcome`, with the notes of an error) and what it logged, in order."""
+    log.clear()
+    try:
+        value = anyio.run(run, *args)
+    except ResolverError as error:
+        notes = getattr(error, "__notes__", [])
+        got: tuple[Any, ...] = (type(error).__name__, error.step.name, type(error.__cause__), notes)
+    except Exception as error:
+        got = ("raised", type(error), getattr(error, "__notes__", []))
+    else:
+        if isinstance(value, NeedsInput):
+            got = ("needs", [(a.key, a.digest) for a in value.questions], dict(value.kept))
+        else:
+            got = ("value", value)
+    return (*got, list(log))
+
+
+@settings(max_examples=150, deadline=None)
+@given(graphs_with_cleanup())
+def test_cleanup_rounds_in_generated_code_match_the_interpreter_values_errors_and_cleanup_order(
+    case: CleanupCase,
+) -> None:
+    from mcpdi.engine._interpret import UNSET, resume
+
+    _, _, askers, _, _, root = case
+    log: list[Any] = []
+    namespace: dict[str, Any] = {
+        "Annotated": Annotated,
+        "Resolve": Resolve,
+        "Carry": Carry,
+        "Boom": Boom,
+        "CleanupBoom": CleanupBoom,
+        "log": log,
+    }
+    exec(cleanup_source(case), namespace)
+    plan = compile_plan(namespace["root"], root_inline=root == "inline")
+    assert "entered" in plan.source  # generated, not handed to the interpreter whole
+
+    def interpreted(collect: bool) -> Any:
+        async def run(arguments: Any, context: Any = EMPTY, answers: Any = None, ask: Any = None) -> Any:
+            unset = [UNSET] * len(plan.steps)
+            return await resume(plan, collect, arguments, context, answers, ask, 0, unset)
+
+        return run
+
+    for generated, interpreter in ((plan.run, interpreted(False)), (plan.resolve, interpreted(True))):
+        for ask in (False, True):
+            assert logged_outcome(log, generated, {"ask": ask}) == logged_outcome(
+                log, interpreter, {"ask": ask}
+            )
+        if askers:
+            via_callback = logged_outcome(log, generated, {"ask": True}, EMPTY, None, answer_one)
+            assert via_callback == logged_outcome(log, interpreter, {"ask": True}, EMPTY, None, answer_one)
+
+
+CallCase = tuple[Dag, set[int], set[int], Failure, list[bool], Root]
+
+
+@st.composite
+def graphs_with_call_scope(draw: st.DrawFn) -> CallCase:
+    """Random graphs in which some resolvers are call-scoped: computed once per call, kept across rounds."""
+    size, providers, is_async = draw(dags())
+    call = draw(st.sets(st.integers(min_value=0, max_value=size - 1), min_size=1))
+    askers = draw(st.sets(st.integers(min_value=0, max_value=size - 1), max_size=2)) - call
+    kinds: list[list[Failure]] = [[None], [("root", 0)], [("resolver", i) for i in range(size)]]
+    failure = draw(st.sampled_from(draw(st.sampled_from(kinds))))
+    inline = draw(st.lists(st.booleans(), min_size=size, max_size=size))
+    root: Root = draw(st.sampled_from(["async", "sync", "inline"]))
+    return (size, providers, is_async), call, askers, failure, inline, root
+
+
+def call_scope_source(case: CallCase) -> str:
+    (size, providers, is_async), call, askers, failure, inline, root = case
+
+    def marker(j: int) -> str:
+        scope = ', scope="call"' if j in call else ""
+        return f"'Annotated[int, Resolve(f{j}, inline={inline[j]}{scope})]'"
+
+    lines: list[str] = []
+    for i in range(size):
+        params = [f"p{j}: {marker(j)}" for j in providers[i]]
+        lines.append(f"{'async def' if is_async[i] else 'def'} f{i}({', '.join(['ask: bool', *params])}):")
+        lines.append(f"    log.append({i})")
+        if failure == ("resolver", i):
+            lines.append(f"    raise Boom({i})")
+        total = " + ".join([str(i), *(f"p{j}" for j in providers[i])])
+        if i in askers:
+            lines.append(f"    return Carry({total}, {i}) if ask else {total}")
+        else:
+            lines.append(f"    return {total}")
+    params = ", ".join(f"p{i}: {marker(i)}" for i in range(size))
+    lines.append(f"{'async def' if root == 'async' else 'def'} root(ask: bool, {params}):")
+    if failure == ("root", 0):
+        lines.append("    raise Boom('root')")
+    lines.append(f"    return {' + '.join(['0', *(f'p{i}' for i in range(size))])}")
+    return "\n".join(lines)
+
+
+def rounds_of(log: list[Any], run: Any, rounds: int) -> tuple[list[Any], list[Any]]:
+    """Up to `rounds` rounds of one call, each answering the questions and keeping the call-scoped
+    values the one before gave: what each round gave, and what the whole call logged."""
+    from mcpdi.engine._question import KEPT
+
+    log.clear()
+    answers: dict[str, Answer] = {}
+    gave: list[Any] = []
+    for _ in range(rounds):
+        try:
+            value = anyio.run(run, {"ask": True}, EMPTY, dict(answers))
+        except ResolverError as error:
+            gave.append(("resolver", error.step.name, type(error.__cause__)))
+            break
+        except Exception as error:
+            gave.append(("raised", type(error)))
+            break
+        if not isinstance(value, NeedsInput):
+            gave.append(("value", value))
+            break
+        gave.append(("needs", sorted(a.key for a in value.questions), dict(value.kept)))
+        answers |= {a.key: Answer(a.digest, None) for a in value.questions}
+        answers |= {key: Answer(KEPT, kept) for key, kept in value.kept.items()}
+    return gave, list(log)
+
+
+@settings(max_examples=150, deadline=None)
+@given(graphs_with_call_scope())
+def test_call_scoped_rounds_in_generated_code_match_the_interpreter_round_after_round(case: CallCase) -> None:
+    from mcpdi.engine._interpret import UNSET, resume
+
+    _, _, askers, _, _, root = case
+    log: list[Any] = []
+    namespace: dict[str, Any] = {
+        "Annotated": Annotated,
+        "Resolve": Resolve,
+        "Carry": Carry,
+        "Boom": Boom,
+        "log": log,
+    }
+    exec(call_scope_source(case), namespace)
+    plan = compile_plan(namespace["root"], root_inline=root == "inline")
+    assert "_KEPT" in plan.source  # generated, not handed to the interpreter whole
+
+    def interpreted(collect: bool) -> Any:
+        async def run(arguments: Any, context: Any = EMPTY, answers: Any = None, ask: Any = None) -> Any:
+            unset = [UNSET] * len(plan.steps)
+            return await resume(plan, collect, arguments, context, answers, ask, 0, unset)
+
+        return run
+
+    for generated, interpreter in ((plan.run, interpreted(False)), (plan.resolve, interpreted(True))):
+        assert rounds_of(log, generated, len(askers) + 2) == rounds_of(log, interpreter, len(askers) + 2)

@@ -199,7 +199,21 @@ async def variadic_tool(*names: str) -> int:
     return 0
 
 
-def test_star_args_and_star_star_kwargs_are_rejected_in_resolvers_and_roots() -> None:
+async def tagged(title: str, **labels: str) -> str:
+    return f"{title} {labels}"
+
+
+@pytest.mark.anyio
+async def test_a_roots_star_star_parameter_is_one_argument_of_its_name_as_in_the_sdk() -> None:
+    plan = compile_plan(tagged)
+    assert [(a.name, a.annotation, a.required) for a in plan.arguments] == [
+        ("title", str, True),
+        ("labels", str, True),
+    ]
+    assert await plan.run({"title": "Dune", "labels": "red"}) == "Dune {'labels': 'red'}"
+
+
+def test_star_args_are_rejected_in_resolvers_and_roots_and_star_star_kwargs_in_resolvers() -> None:
     assert text_of(refusal(tool_with_variadic_resolver)) == snapshot(
         "Resolver 'variadic' (tests/engine/test_engine_signatures.py:N) takes *args; parameters are filled one by one, by name, type or resolver, so nothing can be passed there. Replace *args with named parameters."
     )

@@ -16,6 +16,7 @@ import anyio
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_examples import examples
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
 import mcpdi._arguments
@@ -126,7 +127,7 @@ def _tool(name: str, parameters: dict[str, Any], returns: Any) -> Callable[..., 
 # -- (a) what is built later is what pydantic builds at once -------------------------------
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shape=_shapes(), optional=st.booleans())
 def test_a_deferred_argument_model_and_schema_are_the_ones_pydantic_builds_at_once(
     shape: Any, optional: bool
@@ -141,7 +142,7 @@ def test_a_deferred_argument_model_and_schema_are_the_ones_pydantic_builds_at_on
     assert _same(planned.model.get().model_json_schema(), eager.model_json_schema())
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(shape=_shapes())
 def test_a_deferred_output_schema_is_the_one_planned_at_once(shape: Any) -> None:
     later = plan_output_later("tool", shape, location="here")

@@ -3,7 +3,8 @@
 Its name comes from `BACKEND` (also the prefix of its session ids), the state key ring from
 `MCPDI_STATE_KEYS` (comma-separated, first seals), the shared replay store from `REDIS_URL`.
 With `SHARED_SESSIONS=1` its handshake-era sessions live in that Redis too (no prefix then: any
-backend serves any session), each Redis command waiting at most `REDIS_TIMEOUT` seconds.
+backend serves any session), each Redis command waiting at most `REDIS_TIMEOUT` seconds, and a
+question to the client at most `CLIENT_REQUEST_TIMEOUT` seconds.
 """
 
 from __future__ import annotations
@@ -74,8 +75,10 @@ async def wait(seconds: float) -> str:
 if __name__ == "__main__":
     if os.environ.get("SHARED_SESSIONS") == "1":
         timeout = float(os.environ.get("REDIS_TIMEOUT", "2"))
-        options = {"sessions": RedisSessions(os.environ["REDIS_URL"], timeout=timeout)}
+        options: dict[str, object] = {"sessions": RedisSessions(os.environ["REDIS_URL"], timeout=timeout)}
     else:
         options = {"session_id_prefix": f"{BACKEND}-"}
+    if "CLIENT_REQUEST_TIMEOUT" in os.environ:
+        options["client_request_timeout"] = float(os.environ["CLIENT_REQUEST_TIMEOUT"])
     serve = functools.partial(serve_http, mcp, "127.0.0.1", int(sys.argv[1]), **options)
     anyio.run(serve)

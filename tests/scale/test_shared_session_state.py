@@ -33,7 +33,7 @@ def redis_url() -> Iterator[str]:
         yield server.url
 
 
-def bookshop() -> MCPServer:
+def bookshop(forever_started: anyio.Event | None = None) -> MCPServer:
     mcp = MCPServer("Bookshop")
 
     @mcp.tool()
@@ -55,6 +55,8 @@ def bookshop() -> MCPServer:
     @mcp.tool()
     async def forever() -> str:
         """Never answer."""
+        if forever_started is not None:
+            forever_started.set()
         await anyio.sleep_forever()
         return "never"
 
@@ -170,7 +172,8 @@ async def test_a_session_lives_on_when_the_app_that_created_it_stops(redis_url: 
 
 
 async def test_an_app_that_stops_ends_its_streams_in_the_store_too(redis_url: str) -> None:
-    app = build_http_app(bookshop(), sessions=RedisSessions(redis_url))
+    started = anyio.Event()
+    app = build_http_app(bookshop(started), sessions=RedisSessions(redis_url))
     answers: list[tuple[str, httpx2.Response]] = []
     async with client_of(app) as client, anyio.create_task_group() as group:
 
@@ -179,7 +182,8 @@ async def test_an_app_that_stops_ends_its_streams_in_the_store_too(redis_url: st
 
         async with app.router.lifespan_context(app):
             group.start_soon(call_forever, await initialize(client))
-            await anyio.sleep(0.3)
+            with anyio.fail_after(10):
+                await started.wait()
         # The app stopped with the call running; the call's stream ends.
     ((session_id, answer),) = answers
     stream_id = answer.text.partition("id: ")[2].partition("-")[0]
@@ -194,10 +198,20 @@ async def test_an_idle_shared_session_expires_on_every_app(redis_url: str) -> No
     async with two_apps(redis_url, session_idle_timeout=1.0) as (first, second):
         session_id = await initialize(first)
         listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        last_activity = anyio.current_time()
         for _ in range(3):  # activity on either app keeps it alive
             await anyio.sleep(0.5)
+            last_activity = anyio.current_time()
             assert (await post(second, session_id, listing)).status_code == 200
-        await anyio.sleep(1.5)
+        # Without activity the record expires; watched in Redis, since a request would be activity.
+        store: Any = redis.asyncio.Redis.from_url(redis_url)
+        try:
+            with anyio.fail_after(10):
+                while await store.exists(f"mcpdi:session:record:{session_id}"):
+                    await anyio.sleep(0.05)
+        finally:
+            await store.aclose()
+        assert anyio.current_time() - last_activity >= 1.0
         for client in (first, second):
             assert (await post(client, session_id, listing)).status_code == 404
 

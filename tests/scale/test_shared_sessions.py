@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import secrets
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -48,26 +49,33 @@ class Deployment:
     eu: str
     us: str
     redis: Redis
+    eu_process: subprocess.Popen[bytes]
+    gateway_process: subprocess.Popen[bytes]
 
 
 @contextmanager
-def shared_deployment(workdir: Path, redis: Redis) -> Iterator[Deployment]:
+def shared_deployment(
+    workdir: Path, redis: Redis, client_request_timeout: float = 15
+) -> Iterator[Deployment]:
     keys = ",".join(secrets.token_hex(32) for _ in range(2))
     eu, us, gateway = free_port(), free_port(), free_port()
     config = CONFIG.read_text()
     for marker, port in (("{{LISTEN}}", gateway), ("{{EU}}", eu), ("{{US}}", us)):
         config = config.replace(marker, f"127.0.0.1:{port}")
     env = {"MCPDI_STATE_KEYS": keys, "REDIS_URL": redis.url, "SHARED_SESSIONS": "1", "REDIS_TIMEOUT": "1"}
+    env["CLIENT_REQUEST_TIMEOUT"] = str(client_request_timeout)  # a lost answer fails its call soon
     with (
-        python_server(BACKEND_SCRIPT, eu, {**env, "BACKEND": "eu1"}),
+        python_server(BACKEND_SCRIPT, eu, {**env, "BACKEND": "eu1"}) as eu_process,
         python_server(BACKEND_SCRIPT, us, {**env, "BACKEND": "us1"}),
-        nginx(config, workdir, gateway),
+        nginx(config, workdir, gateway) as gateway_process,
     ):
         yield Deployment(
             f"http://127.0.0.1:{gateway}/mcp",
             f"http://127.0.0.1:{eu}/mcp",
             f"http://127.0.0.1:{us}/mcp",
             redis,
+            eu_process,
+            gateway_process,
         )
 
 
@@ -146,6 +154,60 @@ def test_a_dropped_stream_resumes_with_last_event_id_on_the_other_backend(deploy
     numbers = [int(str(event.id).rpartition("-")[2]) for event in replayed]
     assert numbers == sorted(numbers)
     assert numbers[0] > int(last_seen.rpartition("-")[2])
+
+
+def kill_redis_connections(redis: Redis) -> int:
+    """Drop every client connection of `redis` (the processes' waits for messages included)."""
+    import redis as redis_client
+
+    with redis_client.Redis.from_url(redis.url) as admin:
+        killed: Any = admin.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+        killed += admin.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+        return int(killed)
+
+
+@pytest.mark.parametrize("message", ["answer", "cancellation"])
+def test_a_message_posted_while_the_owner_lost_its_redis_connection_still_arrives(
+    deployment: Deployment, message: str
+) -> None:
+    session_id = initialize(deployment.eu)
+    started = time.monotonic()
+    body = request(21, "tools/call", {"name": "pay", "arguments": {"amount": 4}})
+    with post_stream(deployment.eu, session_id, body) as response:
+        received = events(response)
+        question = next(event.message for event in received if event.message is not None)
+        if message == "answer":
+            sent = {
+                "jsonrpc": "2.0",
+                "id": question["id"],
+                "result": {"action": "accept", "content": {"ok": True}},
+            }
+        else:
+            sent = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 21}}
+        # eu1 cannot reconnect until the message was sent: the window of a process reconnecting.
+        deployment.eu_process.send_signal(signal.SIGSTOP)
+        try:
+            assert kill_redis_connections(deployment.redis) >= 2  # at least one wait per backend
+            assert notify(deployment.us, session_id, sent).status_code == 202
+        finally:
+            deployment.eu_process.send_signal(signal.SIGCONT)
+        rest = [event.message for event in received if event.message is not None]
+    if message == "answer":
+        assert [text_of(final) for final in rest] == ["paid 4 on eu1"]
+    else:
+        assert rest == []  # the call was cancelled: no answer
+    assert time.monotonic() - started < 10  # not the 15 s of a lost answer
+
+
+def test_an_answer_for_a_process_that_is_gone_is_refused_at_once(deployment: Deployment) -> None:
+    session_id = initialize(deployment.eu)
+    lost = {"jsonrpc": "2.0", "id": "0123456789abcdef.00000000-1", "result": {"action": "accept"}}
+    refused = notify(deployment.us, session_id, lost)
+    assert refused.status_code == 503
+    assert refused.json()["error"] == {
+        "code": -32603,
+        "message": "The process that asked this question is gone, and the call with it",
+    }
 
 
 @contextmanager

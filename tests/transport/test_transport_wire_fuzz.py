@@ -10,11 +10,14 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis_examples import examples
 from wire_fuzz import HttpTarget, StdioTarget, http_target, stdio_target, wire_inputs
 
 pytestmark = pytest.mark.slow
 
-FUZZ = settings(max_examples=200, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=examples(200), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @pytest.fixture(scope="module")

@@ -35,6 +35,11 @@ def count_pages(pages: Annotated[int, Resolve(parse_pages)]) -> str:
 
 
 @mcp.tool()
+def count_words(text: str, limit: int) -> str:
+    return str(Pages.model_validate({"pages": text}).pages)  # a bug of the body's: it raises
+
+
+@mcp.tool()
 def shelve(shelf: Annotated[str, Resolve(find_shelf)]) -> str:
     return shelf
 
@@ -50,6 +55,11 @@ def who_is_asking(ctx: Context) -> str:
     if params is None:
         return "a client that did not say"
     return f"{params.client_info.name} speaking {params.protocol_version}"
+
+
+@mcp.tool()
+def tag(title: str, **labels: str) -> str:
+    return f"{title}: {sorted(labels.items())}"
 
 
 @mcp.resource("edges://catalogue", meta={"edition": 2})
