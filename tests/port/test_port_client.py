@@ -49,9 +49,9 @@ def error_of(error: Exception) -> Any:
 
 async def timed_out(Client: Any, url: str, mode: str) -> Any:
     seen: Any = "no error"
-    async with Client(url, mode=mode, read_timeout_seconds=0.3) as client:
+    async with Client(url, mode=mode, read_timeout_seconds=2.0) as client:
         try:
-            await client.call_tool("slow", {"seconds": 5})
+            await client.call_tool("slow", {"seconds": 8})
         except Exception as error:
             seen = error_of(error)
         fast = text(await client.call_tool("slow", {"seconds": 0}))
