@@ -56,6 +56,6 @@ def check_max_rounds(tool: RegisteredTool, max_rounds: object, fn: Any) -> None:
         f"Tool {tool.name!r} ({tool.plan.location}) can ask in {explanation.worst_case_rounds} rounds, "
         f"over max_rounds={max_rounds}: each of {chain} asks after the one before has its answer. "
         "Ask for several fields in one Elicit form, make a resolver independent of an earlier "
-        "answer, or raise max_rounds."
+        "answer, put resolvers that cannot ask after the questions, or raise max_rounds."
     )
     raise InvalidSignature(msg, function=fn)

@@ -14,8 +14,7 @@ from mcpdi.engine import ResolverError
 
 __all__ = ("raise_tool_failure",)
 
-# What a resolver or the body raises to fail the call on purpose (anything else is a crash); a
-# `ValidationError` of its own only when it comes from checking the call's arguments.
+# What a resolver or the body raises to fail the call on purpose (anything else is a crash).
 _ANTICIPATED = (ToolError, ResourceError, ElicitationRefused, AnswerRejected)
 
 
@@ -32,6 +31,9 @@ def raise_tool_failure(result: CallToolResult, causes: Sequence[Exception]) -> N
         if isinstance(cause, _ANTICIPATED):
             raise ToolError(text) from cause
         raise UnexpectedToolError(text) from cause
-    if cause is None or isinstance(cause, (*_ANTICIPATED, ValidationError)):
+    # A ValidationError is the client's when its text was shown (the call's arguments), and a
+    # crash when it was withheld (the body's own).
+    shown = isinstance(cause, ValidationError) and text.endswith(str(cause))
+    if cause is None or shown or isinstance(cause, _ANTICIPATED):
         raise ToolError(text) from cause
     raise UnexpectedToolError(text) from cause

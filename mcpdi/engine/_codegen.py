@@ -21,7 +21,7 @@ from mcpdi.engine._cleanup import (
 )
 from mcpdi.engine._offloaded import joins_hop, offload_hop
 from mcpdi.engine._plan import Argument, ArgumentBinding, Binding, ContextBinding, ResolvedBinding, Step
-from mcpdi.engine._question import NeedsInput
+from mcpdi.engine._question import KEPT, NeedsInput
 
 
 class Names:
@@ -185,11 +185,24 @@ class _Writer:
             f"        entered.append(_Entered(_STEPS[{i}], h{i}, _offload))",
         ]
 
+    def call_scoped(self, step: Step) -> list[str]:
+        """A call-scoped value: the one an earlier round of the call kept, else computed (only
+        steps without plain adapters on their inputs come here: a kept value adapts nothing)."""
+        v, i = f"v{step.index}", step.index
+        call = self.call_of(step.fn, step.bindings, step.is_async, step.inline)
+        return [
+            f"        k{i} = answers.get({step.key!r}) if answers else None",
+            f"        if k{i} is not None and k{i}.digest == _KEPT: {v} = k{i}.payload",
+            f"        else: {v} = {call}",
+        ]
+
     def step(self, step: Step) -> None:
         if step.scope == "app":
             self.app_step(step)
             return
-        if step.cleanup == "async_generator":
+        if step.scope == "call":
+            body = self.call_scoped(step)
+        elif step.cleanup == "async_generator":
             body = self.enter_async_generator(step)
         elif step.cleanup is not None:
             body = [f"        v{step.index} = {self.enter_step(step)}"]
@@ -371,8 +384,8 @@ def generate(
             "    except KeyError:",
             "        raise _missing_context(_NAME, _AppScope) from None",
         ]
-    if any(s.scope == "call" or s.concurrent for s in steps):
-        # Call-scoped values need a record of the round, concurrent ones a task group: the
+    if any(s.concurrent or (s.scope == "call" and _adapted(s)) for s in steps):
+        # Concurrent steps need a task group, and a kept call-scoped value is not adapted: the
         # interpreter runs such rounds whole (and closes their cleanup resolvers).
         unset = f"[_UNSET] * {len(steps)}"
         lines[0] = "async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):"
@@ -412,6 +425,8 @@ def generate(
         lines.insert(init_at, "    at = -1")
     if writer.hops:
         names.namespace.update(_offload_hop=offload_hop, _copy_context=copy_context)
+    if any(s.scope == "call" for s in steps):
+        names.namespace["_KEPT"] = KEPT
     if writer.cleanup:
         lines += _closing_run()
         names.namespace.update(
@@ -428,6 +443,14 @@ def generate(
             _NeedsInput=NeedsInput,
         )
     return "\n".join([*writer.hops, *lines]) + "\n"
+
+
+def _adapted(step: Step) -> bool:
+    """Whether a plain adapter shapes one of `step`'s inputs."""
+    return any(
+        isinstance(b, ResolvedBinding) and b.adapter is not None and b.adapter.plain is not None
+        for b in step.bindings
+    )
 
 
 def _closing_run() -> list[str]:

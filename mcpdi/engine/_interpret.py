@@ -10,9 +10,9 @@ asks; both must agree on values and on exceptions (`tests/engine/test_engine_pro
 - consecutive offloaded sync resolvers (and a sync root after them) share one worker-thread
   call, a hop (`_offloaded.py`); a question ends the hop after the step that asked.
 
-The interpreter alone also runs what the generated code hands over whole (call-scoped and
-concurrent resolvers; cleanup resolvers the generated code enters itself, and hands over with
-the round), and it decides what answers do: an answer is shaped
+The interpreter alone also runs what the generated code hands over whole (concurrent
+resolvers, call-scoped ones with adapted inputs; cleanup resolvers the generated code enters
+itself, and hands over with the round), and it decides what answers do: an answer is shaped
 for each consumer as soon as it arrives, so a refusing adapter ends the round before any
 other resolver runs or question is put; an answer counts for the same question asked by
 another step; once a question is pending, the round goes on only through steps that may ask
@@ -202,6 +202,9 @@ async def resume(
     state = _Round(plan, arguments, context, values)
     if entered:
         state.entered = entered
+    for step in plan.steps[:start]:  # the call-scoped values the generated code computed or kept
+        if step.scope == "call":
+            state.kept[step.key] = values[step.index]
     try:
         result = await _finish(state, collect, answers, ask, start)
     except Exception as error:

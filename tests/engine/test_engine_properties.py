@@ -500,3 +500,101 @@ def test_cleanup_rounds_in_generated_code_match_the_interpreter_values_errors_an
         if askers:
             via_callback = logged_outcome(log, generated, {"ask": True}, EMPTY, None, answer_one)
             assert via_callback == logged_outcome(log, interpreter, {"ask": True}, EMPTY, None, answer_one)
+
+
+CallCase = tuple[Dag, set[int], set[int], Failure, list[bool], Root]
+
+
+@st.composite
+def graphs_with_call_scope(draw: st.DrawFn) -> CallCase:
+    """Random graphs in which some resolvers are call-scoped: computed once per call, kept across rounds."""
+    size, providers, is_async = draw(dags())
+    call = draw(st.sets(st.integers(min_value=0, max_value=size - 1), min_size=1))
+    askers = draw(st.sets(st.integers(min_value=0, max_value=size - 1), max_size=2)) - call
+    kinds: list[list[Failure]] = [[None], [("root", 0)], [("resolver", i) for i in range(size)]]
+    failure = draw(st.sampled_from(draw(st.sampled_from(kinds))))
+    inline = draw(st.lists(st.booleans(), min_size=size, max_size=size))
+    root: Root = draw(st.sampled_from(["async", "sync", "inline"]))
+    return (size, providers, is_async), call, askers, failure, inline, root
+
+
+def call_scope_source(case: CallCase) -> str:
+    (size, providers, is_async), call, askers, failure, inline, root = case
+
+    def marker(j: int) -> str:
+        scope = ', scope="call"' if j in call else ""
+        return f"'Annotated[int, Resolve(f{j}, inline={inline[j]}{scope})]'"
+
+    lines: list[str] = []
+    for i in range(size):
+        params = [f"p{j}: {marker(j)}" for j in providers[i]]
+        lines.append(f"{'async def' if is_async[i] else 'def'} f{i}({', '.join(['ask: bool', *params])}):")
+        lines.append(f"    log.append({i})")
+        if failure == ("resolver", i):
+            lines.append(f"    raise Boom({i})")
+        total = " + ".join([str(i), *(f"p{j}" for j in providers[i])])
+        if i in askers:
+            lines.append(f"    return Carry({total}, {i}) if ask else {total}")
+        else:
+            lines.append(f"    return {total}")
+    params = ", ".join(f"p{i}: {marker(i)}" for i in range(size))
+    lines.append(f"{'async def' if root == 'async' else 'def'} root(ask: bool, {params}):")
+    if failure == ("root", 0):
+        lines.append("    raise Boom('root')")
+    lines.append(f"    return {' + '.join(['0', *(f'p{i}' for i in range(size))])}")
+    return "\n".join(lines)
+
+
+def rounds_of(log: list[Any], run: Any, rounds: int) -> tuple[list[Any], list[Any]]:
+    """Up to `rounds` rounds of one call, each answering the questions and keeping the call-scoped
+    values the one before gave: what each round gave, and what the whole call logged."""
+    from mcpdi.engine._question import KEPT
+
+    log.clear()
+    answers: dict[str, Answer] = {}
+    gave: list[Any] = []
+    for _ in range(rounds):
+        try:
+            value = anyio.run(run, {"ask": True}, EMPTY, dict(answers))
+        except ResolverError as error:
+            gave.append(("resolver", error.step.name, type(error.__cause__)))
+            break
+        except Exception as error:
+            gave.append(("raised", type(error)))
+            break
+        if not isinstance(value, NeedsInput):
+            gave.append(("value", value))
+            break
+        gave.append(("needs", sorted(a.key for a in value.questions), dict(value.kept)))
+        answers |= {a.key: Answer(a.digest, None) for a in value.questions}
+        answers |= {key: Answer(KEPT, kept) for key, kept in value.kept.items()}
+    return gave, list(log)
+
+
+@settings(max_examples=150, deadline=None)
+@given(graphs_with_call_scope())
+def test_call_scoped_rounds_in_generated_code_match_the_interpreter_round_after_round(case: CallCase) -> None:
+    from mcpdi.engine._interpret import UNSET, resume
+
+    _, _, askers, _, _, root = case
+    log: list[Any] = []
+    namespace: dict[str, Any] = {
+        "Annotated": Annotated,
+        "Resolve": Resolve,
+        "Carry": Carry,
+        "Boom": Boom,
+        "log": log,
+    }
+    exec(call_scope_source(case), namespace)
+    plan = compile_plan(namespace["root"], root_inline=root == "inline")
+    assert "_KEPT" in plan.source  # generated, not handed to the interpreter whole
+
+    def interpreted(collect: bool) -> Any:
+        async def run(arguments: Any, context: Any = EMPTY, answers: Any = None, ask: Any = None) -> Any:
+            unset = [UNSET] * len(plan.steps)
+            return await resume(plan, collect, arguments, context, answers, ask, 0, unset)
+
+        return run
+
+    for generated, interpreter in ((plan.run, interpreted(False)), (plan.resolve, interpreted(True))):
+        assert rounds_of(log, generated, len(askers) + 2) == rounds_of(log, interpreter, len(askers) + 2)

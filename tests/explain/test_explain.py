@@ -156,7 +156,7 @@ def test_max_rounds_refuses_a_graph_that_can_ask_longer() -> None:
         mcp.tool(max_rounds=2)(order)
     message = re.sub(r"tests/explain/test_explain\.py:\d+", "HERE", str(caught.value))
     assert message == snapshot(
-        "Tool 'order' (HERE) can ask in 3 rounds, over max_rounds=2: each of pick_size (HERE) -> pick_colour (HERE) -> find_folder (HERE) asks after the one before has its answer. Ask for several fields in one Elicit form, make a resolver independent of an earlier answer, or raise max_rounds."
+        "Tool 'order' (HERE) can ask in 3 rounds, over max_rounds=2: each of pick_size (HERE) -> pick_colour (HERE) -> find_folder (HERE) asks after the one before has its answer. Ask for several fields in one Elicit form, make a resolver independent of an earlier answer, put resolvers that cannot ask after the questions, or raise max_rounds."
     )
     with pytest.raises(KeyError):
         mcp.registered_tool("order")
@@ -244,7 +244,7 @@ def test_a_resolver_that_cannot_ask_between_two_questions_puts_the_second_in_a_l
         mcp.tool(max_rounds=1)(apart)
     message = re.sub(r"tests/explain/test_explain\.py:\d+", "HERE", str(caught.value))
     assert message == snapshot(
-        "Tool 'apart' (HERE) can ask in 2 rounds, over max_rounds=1: each of pick_size (HERE) -> ask_gift (HERE) asks after the one before has its answer. Ask for several fields in one Elicit form, make a resolver independent of an earlier answer, or raise max_rounds."
+        "Tool 'apart' (HERE) can ask in 2 rounds, over max_rounds=1: each of pick_size (HERE) -> ask_gift (HERE) asks after the one before has its answer. Ask for several fields in one Elicit form, make a resolver independent of an earlier answer, put resolvers that cannot ask after the questions, or raise max_rounds."
     )
 
 

@@ -21,6 +21,22 @@ async def test_a_validation_error_inside_a_resolver_is_a_crash_caused_by_it(flav
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
+async def test_bad_arguments_are_a_tool_error_and_a_validation_error_of_the_body_a_crash(
+    flavour: Flavour,
+) -> None:
+    server = load("resolver_edges", flavour)
+    with pytest.raises(
+        server.ToolError, match=r"^Error executing tool count_words: 1 validation error"
+    ) as bad:
+        await server.mcp.call_tool("count_words", {"text": "many", "limit": "none"})
+    assert not isinstance(bad.value, server.UnexpectedToolError)
+    assert isinstance(bad.value.__cause__, ValidationError)
+    with pytest.raises(server.UnexpectedToolError, match=r"^Error executing tool count_words$") as crashed:
+        await server.mcp.call_tool("count_words", {"text": "many", "limit": 3})
+    assert isinstance(crashed.value.__cause__, ValidationError)
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
 async def test_a_resolver_crash_has_the_resolvers_own_exception_as_its_cause(flavour: Flavour) -> None:
     server = load("resolver_edges", flavour)
     with pytest.raises(server.UnexpectedToolError, match=r"^Error executing tool shelve$") as caught:

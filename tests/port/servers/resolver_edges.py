@@ -35,6 +35,11 @@ def count_pages(pages: Annotated[int, Resolve(parse_pages)]) -> str:
 
 
 @mcp.tool()
+def count_words(text: str, limit: int) -> str:
+    return str(Pages.model_validate({"pages": text}).pages)  # a bug of the body's: it raises
+
+
+@mcp.tool()
 def shelve(shelf: Annotated[str, Resolve(find_shelf)]) -> str:
     return shelf
 
