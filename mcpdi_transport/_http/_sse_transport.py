@@ -119,9 +119,10 @@ def _event(name: str, data: str) -> bytes:
 class _SseEndpoints:
     """`GET <sse_path>` (the stream) and `POST <message_path>?session_id=` (the messages)."""
 
-    def __init__(self, policy: SecurityPolicy, message_path: str, client_request_timeout: float) -> None:
+    def __init__(self, policy: SecurityPolicy, advertised_path: str, client_request_timeout: float) -> None:
         self.policy = policy
-        self.message_path = message_path
+        self.advertised_path = advertised_path
+        """The message path the `endpoint` event names (after the ASGI `root_path`)."""
         self.client_request_timeout = client_request_timeout
         self.sessions: dict[str, _SseSession] = {}
         self.runner: Runner[Any] | None = None
@@ -138,7 +139,7 @@ class _SseEndpoints:
             await PlainTextResponse(msg, status_code=503)(scope, receive, send)
             return
         session_id = uuid.uuid4().hex
-        endpoint = quote(scope.get("root_path", "").rstrip("/") + self.message_path)
+        endpoint = quote(scope.get("root_path", "").rstrip("/") + self.advertised_path)
         headers = [
             (b"content-type", b"text/event-stream; charset=utf-8"),
             (b"cache-control", b"no-store"),
@@ -297,6 +298,7 @@ def build_sse_app(
     *,
     sse_path: str = "/sse",
     message_path: str = "/messages/",
+    mount_path: str = "",
     host: str = "127.0.0.1",
     allowed_hosts: Iterable[str] | None = None,
     allowed_origins: Iterable[str] | None = None,
@@ -317,6 +319,8 @@ def build_sse_app(
     another token's principal). The server's own `serving_options` (bearer auth on both
     paths, `custom_route`s, debug) hold unless a keyword overrides them; Host and Origin
     checks, the body limit and `client_request_timeout` are those of `build_http_app`.
+    `mount_path` (the SDK 1.x's) is where the app will be mounted: the `endpoint` event
+    names `mount_path + message_path` (and any ASGI `root_path` before it).
     """
     if max_body_size <= 0:
         msg = "max_body_size must be a positive number of bytes"
@@ -337,7 +341,7 @@ def build_sse_app(
     )
     for warning in policy.warnings:
         logger.warning("%s", warning)
-    endpoints = _SseEndpoints(policy, message_path, client_request_timeout)
+    endpoints = _SseEndpoints(policy, mount_path.rstrip("/") + message_path, client_request_timeout)
     stream: ASGIApp = _Asgi(endpoints.stream)
     messages: ASGIApp = BodyLimit(endpoints.message, max_body_size=max_body_size, body_timeout=body_timeout)
     metadata_routes: list[BaseRoute] = []

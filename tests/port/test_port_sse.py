@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 import mcpdi
 from mcpdi import Elicit, Resolve
+from mcpdi.compat.fastmcp import FastMCP
 
 pytestmark = pytest.mark.anyio
 
@@ -124,9 +125,9 @@ async def test_the_official_sse_client_sees_both_servers_alike() -> None:
 
 
 @asynccontextmanager
-async def opened(base: str, http: httpx2.AsyncClient) -> AsyncGenerator[str]:
-    """Open `GET /sse` and yield the message URL its `endpoint` event names (the stream stays open)."""
-    async with http.stream("GET", f"{base}/sse") as response:
+async def opened(base: str, http: httpx2.AsyncClient, path: str = "/sse") -> AsyncGenerator[str]:
+    """Open the event stream and yield the message URL its `endpoint` event names (it stays open)."""
+    async with http.stream("GET", base + path) as response:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
         lines = response.aiter_lines()
@@ -291,3 +292,25 @@ async def test_run_sse_serves_until_terminated(tmp_path: Path) -> None:
             process.kill()
             await process.wait()
         await process.aclose()
+
+
+async def test_v1_fastmcp_serves_sse_from_its_settings_and_names_its_mount_path() -> None:
+    server = FastMCP("Shop", sse_path="/events", mount_path="/api/")
+
+    @server.tool()
+    def double(x: int) -> str:
+        return str(2 * x)
+
+    async with (
+        serve(server.sse_app(), "") as base,
+        httpx2.AsyncClient(timeout=10) as http,
+        opened(base, http, "/events") as message_url,
+    ):
+        assert message_url.startswith(f"{base}/api/messages/?session_id=")
+    async with (
+        serve(server.sse_app(mount_path="/"), "/events") as url,
+        sse_client(url) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        assert text(await session.call_tool("double", {"x": 5})) == "10"
