@@ -474,3 +474,30 @@ def test_a_ctx_parameter_annotated_as_context_is_not_warned_of(caplog: pytest.Lo
             return title
 
     assert caplog.records == []
+
+
+def a_connection() -> str:
+    return "connection"
+
+
+def test_one_resolver_with_two_scopes_in_one_server_is_warned_of(caplog: pytest.LogCaptureFixture) -> None:
+    mcp = MCPServer("Scopes")
+    with caplog.at_level(logging.WARNING, logger="mcpdi"):
+
+        @mcp.tool()
+        def first(conn: Annotated[str, Resolve(a_connection, scope="app")]) -> str:
+            return conn
+
+        @mcp.tool()
+        def second(conn: Annotated[str, Resolve(a_connection)]) -> str:
+            return conn
+
+        @mcp.tool()
+        def third(conn: Annotated[str, Resolve(a_connection, scope="app")]) -> str:
+            return conn
+
+    (record,) = caplog.records
+    assert re.sub(r"\(.*:\d+\)", "(<here>)", record.getMessage()) == (
+        "resolver a_connection (<here>) has scope 'app' in tool 'first' and 'round' in tool 'second': "
+        "each gets its own value and lifetime; give every Resolve(a_connection) one scope"
+    )
