@@ -9,6 +9,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcpdi_transport._client._callbacks import ClientRequestContext as ClientRequestContext
     from mcpdi_transport._client._callbacks import ElicitationCallback as ElicitationCallback
     from mcpdi_transport._client._callbacks import ListRootsCallback as ListRootsCallback
     from mcpdi_transport._client._callbacks import LoggingCallback as LoggingCallback
@@ -40,6 +41,7 @@ __all__ = (
     "Channel",
     "ChannelTarget",
     "Client",
+    "ClientRequestContext",
     "ConnectionLost",
     "ElicitationCallback",
     "EventStore",
@@ -77,6 +79,7 @@ _HOMES = {
     "LoggingCallback": "mcpdi_transport._client._callbacks",
     "MessageHandler": "mcpdi_transport._client._callbacks",
     "ProgressCallback": "mcpdi_transport._client._callbacks",
+    "ClientRequestContext": "mcpdi_transport._client._callbacks",
     "RequestContext": "mcpdi_transport._client._callbacks",
     "SamplingCallback": "mcpdi_transport._client._callbacks",
     "RoundLimitExceeded": "mcpdi_transport._client._rounds",

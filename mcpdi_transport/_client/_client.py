@@ -69,7 +69,7 @@ class Client:
     Callbacks answer the server's questions, in the handshake era (server-to-client
     requests) and in the 2026-07-28 era (`inputRequests` of a multi-round call) alike. Their
     shapes follow the official SDK's `(context, params)` convention; the context is a
-    `RequestContext` (`request_id`, `era`, `protocol_version`, `meta`):
+    `ClientRequestContext` (`request_id`, `era`, `protocol_version`, `meta`):
 
     - `elicitation_callback(context, params: ElicitRequestParams) -> ElicitResult | ErrorData`
     - `sampling_callback(context, params: CreateMessageRequestParams)

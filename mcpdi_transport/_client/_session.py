@@ -24,8 +24,8 @@ from mcpdi.lowlevel import (
 )
 from mcpdi_transport._client._callbacks import (
     Callbacks,
+    ClientRequestContext,
     ProgressCallback,
-    RequestContext,
     answer_server_request,
     invoke,
 )
@@ -73,7 +73,7 @@ class ClientSession:
         self, request_id: str | int, method: str, params: Mapping[str, Any] | None
     ) -> dict[str, Any]:
         meta = params.get("_meta") if params is not None else None
-        context = RequestContext(
+        context = ClientRequestContext(
             request_id=request_id,
             era="legacy",
             protocol_version=self.protocol_version or LATEST_HANDSHAKE_VERSION,
@@ -127,7 +127,7 @@ class ClientSession:
     ) -> dict[str, Any]:
         """Answer one `inputRequests` entry of a modern `InputRequiredResult`."""
         meta = params.get("_meta") if params is not None else None
-        context = RequestContext(
+        context = ClientRequestContext(
             request_id=key,
             era="modern",
             protocol_version=self.protocol_version or MODERN_PROTOCOL_VERSIONS[-1],

@@ -97,7 +97,7 @@ async def _reply_missing_session(scope: Scope, receive: Receive, send: Send) -> 
     await json_reply(scope, receive, send, body, status=400)
 
 
-class MessageHandler(Protocol):
+class SessionMessageHandler(Protocol):
     """How a session's message is served: `handle_safely`, or a wrapper with its signature."""
 
     async def __call__(
@@ -120,7 +120,7 @@ class LegacyEndpoint:
         self.sessions: dict[str, LegacySession] = {}
         self.per_peer: dict[str, int] = {}
         """How many of `sessions` each peer (`peer_of`) holds."""
-        self.handle_message: MessageHandler = handle_safely
+        self.handle_message: SessionMessageHandler = handle_safely
         """Serves one message of a session (sessions shared between processes also store what changed)."""
 
     async def undelivered(self, session: LegacySession, message: Mapping[str, Any]) -> None:
