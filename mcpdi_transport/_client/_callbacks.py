@@ -139,6 +139,7 @@ class Callbacks:
     list_roots: ListRootsCallback | None = None
     logging: LoggingCallback | None = None
     message_handler: MessageHandler | None = None
+    sampling_capabilities: types.SamplingCapability | None = None
 
     def capabilities(self) -> dict[str, Any]:
         """The `ClientCapabilities` object, as wire JSON, that these callbacks can honour."""
@@ -146,7 +147,9 @@ class Callbacks:
         if self.elicitation is not None:
             capabilities["elicitation"] = {"form": {}}
         if self.sampling is not None:
-            capabilities["sampling"] = {}
+            declared = self.sampling_capabilities or types.SamplingCapability()
+            # `tools` lets a server send `tools` in its question (`Sample(tools=...)`)
+            capabilities["sampling"] = declared.model_dump(by_alias=True, mode="json", exclude_none=True)
         if self.list_roots is not None:
             capabilities["roots"] = {}
         return capabilities

@@ -17,6 +17,7 @@ from mcpdi_transport._serving import serve_message
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
+    from mcpdi.lowlevel import Connection, Peer, Runner
     from mcpdi_transport._http._ticker import Ticker
 
 __all__ = (
@@ -79,7 +80,7 @@ class Running:
     stop when cancelled (a synchronous tool in a thread cannot be interrupted).
     """
 
-    runner: Any
+    runner: Runner[Any]
     task_group: TaskGroup
     in_flight: dict[anyio.CancelScope, LateAnswer | None] = field(
         default_factory=dict[anyio.CancelScope, "LateAnswer | None"]
@@ -199,12 +200,12 @@ def _repeats_grouped(scope: Scope) -> dict[str, list[str]] | None:
 async def handle_safely(
     running: Running,
     message: Mapping[str, Any] | Request,
-    connection: Any,
-    peer: Any,
+    connection: Connection,
+    peer: Peer,
     *,
     cancel_scope: anyio.CancelScope | None = None,
     answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
-) -> Any:
+) -> dict[str, Any] | None:
     """`serve_message` (a failure of the runner itself is `-32603`, not a 500), counted in flight.
 
     A request still running when the server stops (`Running.stop_requests`) is answered

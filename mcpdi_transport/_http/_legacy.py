@@ -20,6 +20,7 @@ from mcpdi.lowlevel import (
     Connection,
     Invalid,
     Notification,
+    Peer,
     Request,
     classify_message,
     error_response,
@@ -105,11 +106,11 @@ class SessionMessageHandler(Protocol):
         running: Running,
         message: Mapping[str, Any],
         connection: Connection,
-        peer: Any,
+        peer: Peer,
         *,
         cancel_scope: anyio.CancelScope | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
-    ) -> Any: ...
+    ) -> dict[str, Any] | None: ...
 
 
 class LegacyEndpoint:
