@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -28,12 +29,27 @@ from mcpdi_transport import Client
 
 ROOT = Path(__file__).resolve().parent.parent
 _SERVE = """
+import os
+import signal
 import sys
+import tracemalloc
 from functools import partial
 import anyio
 sys.path.insert(0, {examples!r})
 from bookshop import mcp
 from mcpdi_transport import serve_http
+
+snapshots = os.environ.get("SOAK_SNAPSHOTS")
+if snapshots:
+    tracemalloc.start(8)
+    taken = [0]
+
+    def dump(signum, frame):
+        taken[0] += 1
+        tracemalloc.take_snapshot().dump(f"{{snapshots}}.{{taken[0]}}")
+        print(tracemalloc.get_traced_memory()[0], flush=True)
+
+    signal.signal(signal.SIGUSR1, dump)
 
 async def main():
     async with anyio.create_task_group() as group:
@@ -111,14 +127,34 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+def _print_growth(first: str, last: str) -> None:
+    """The allocation sites whose live bytes grew most between two snapshots."""
+    import tracemalloc
+
+    grown = tracemalloc.Snapshot.load(last).compare_to(tracemalloc.Snapshot.load(first), "lineno")
+    grown.sort(key=lambda stat: stat.size_diff, reverse=True)
+    print("\n| allocation site | grew KiB | live KiB | blocks grew |\n|---|---:|---:|---:|")
+    for stat in grown[:12]:
+        frame = stat.traceback[0]
+        site = f"{Path(frame.filename).name}:{frame.lineno}"
+        print(f"| {site} | {stat.size_diff / 1024:.1f} | {stat.size / 1024:.1f} | {stat.count_diff} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--calls", type=int, default=10_000)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=1, help="run both eras this many times (memory trend)")
+    parser.add_argument(
+        "--tracemalloc",
+        metavar="PREFIX",
+        help="trace the server's allocations; after each era print the traced bytes, at the end the "
+        "allocation sites that grew most from the first era's end to the last (snapshots in PREFIX.N)",
+    )
     arguments = parser.parse_args()
     script = _SERVE.format(examples=str(ROOT / "examples"))
-    server = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, cwd=ROOT)
+    env = {**os.environ, "SOAK_SNAPSHOTS": arguments.tracemalloc or ""}
+    server = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, cwd=ROOT, env=env)
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline())
@@ -145,15 +181,21 @@ def main() -> None:
             after = _rss_kib(server.pid)
             cpu_ms = (_cpu_seconds(server.pid) - cpu_before) * 1000 / max(1, len(latencies))
             details[label] = problems
+            traced = ""
+            if arguments.tracemalloc:
+                server.send_signal(signal.SIGUSR1)
+                traced = f" {int(server.stdout.readline()) / 2**20:.2f} MiB traced |"
             print(
                 f"| {label} | {errors} | {len(latencies) / seconds:.0f} | "
                 f"{statistics.median(latencies) * 1000:.1f} | {_percentile(latencies, 0.99) * 1000:.1f} | "
-                f"{cpu_ms:.2f} | {before / 1024:.1f} | {after / 1024:.1f} |"
+                f"{cpu_ms:.2f} | {before / 1024:.1f} | {after / 1024:.1f} |{traced}"
             )
         for label, problems in details.items():
             for problem in problems:
                 print(f"- {label}: {problem}")
         print(json.dumps({"final_rss_mib": round(_rss_kib(server.pid) / 1024, 1)}))
+        if arguments.tracemalloc and len(eras) > 2:  # from the end of the first run of both eras
+            _print_growth(f"{arguments.tracemalloc}.2", f"{arguments.tracemalloc}.{len(eras)}")
     finally:
         server.terminate()
         server.wait(timeout=30)

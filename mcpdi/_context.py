@@ -33,7 +33,7 @@ from mcpdi._asking import (
 )
 from mcpdi._auth import AccessToken, get_access_token
 from mcpdi._fallbacks import NO_BACK_CHANNEL, fall_back, missing_reason
-from mcpdi._session import Session, elicit_url
+from mcpdi._notifications import Session, elicit_url
 from mcpdi.lowlevel._errors import MISSING_CAPABILITY, MCPError, NoBackChannel
 
 if TYPE_CHECKING:
@@ -118,7 +118,9 @@ class Context(Generic[LifespanT, RequestT]):
 
     @property
     def era(self) -> Literal["legacy", "modern"] | None:
-        """ "modern" at protocol 2026-07-28, "legacy" in the handshake era, None outside a request."""
+        """The request's protocol era: "modern" at 2026-07-28; "legacy" in the handshake era (the
+        versions `initialize` negotiates), which mcpdi's API spells `legacy` throughout
+        (`Connection.era`, `mcpdi run --mode legacy`); None outside a request."""
         return self._request_context.era if self._request_context is not None else None
 
     @property

@@ -9,6 +9,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcpdi_transport._client._callbacks import ClientRequestContext as ClientRequestContext
     from mcpdi_transport._client._callbacks import ElicitationCallback as ElicitationCallback
     from mcpdi_transport._client._callbacks import ListRootsCallback as ListRootsCallback
     from mcpdi_transport._client._callbacks import LoggingCallback as LoggingCallback
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from mcpdi_transport._client._rounds import RoundLimitExceeded as RoundLimitExceeded
     from mcpdi_transport._client._stdio import StdioTarget as StdioTarget
     from mcpdi_transport._http._app import build_http_app as build_http_app
+    from mcpdi_transport._http._sse_transport import build_sse_app as build_sse_app
+    from mcpdi_transport._http._sse_transport import serve_sse as serve_sse
     from mcpdi_transport._http._store import EventStore as EventStore
     from mcpdi_transport._http._store import SessionStore as SessionStore
     from mcpdi_transport._jwt import JwtVerifier as JwtVerifier
@@ -40,6 +43,7 @@ __all__ = (
     "Channel",
     "ChannelTarget",
     "Client",
+    "ClientRequestContext",
     "ConnectionLost",
     "ElicitationCallback",
     "EventStore",
@@ -58,13 +62,17 @@ __all__ = (
     "StdioTarget",
     "StoreUnavailable",
     "build_http_app",
+    "build_sse_app",
     "run_server",
     "serve_http",
+    "serve_sse",
     "serve_stdio",
 )
 
 _HOMES = {
     "build_http_app": "mcpdi_transport._http._app",
+    "build_sse_app": "mcpdi_transport._http._sse_transport",
+    "serve_sse": "mcpdi_transport._http._sse_transport",
     "CannotListen": "mcpdi_transport._listen",
     "JwtVerifier": "mcpdi_transport._jwt",
     "Client": "mcpdi_transport._client._client",
@@ -77,6 +85,7 @@ _HOMES = {
     "LoggingCallback": "mcpdi_transport._client._callbacks",
     "MessageHandler": "mcpdi_transport._client._callbacks",
     "ProgressCallback": "mcpdi_transport._client._callbacks",
+    "ClientRequestContext": "mcpdi_transport._client._callbacks",
     "RequestContext": "mcpdi_transport._client._callbacks",
     "SamplingCallback": "mcpdi_transport._client._callbacks",
     "RoundLimitExceeded": "mcpdi_transport._client._rounds",

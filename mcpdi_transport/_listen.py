@@ -5,7 +5,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import socket
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from mcpdi.lowlevel import Runner
 
 __all__ = ("CannotListen", "ServesMCP", "bind_socket", "connection_cap")
 
@@ -13,7 +16,7 @@ __all__ = ("CannotListen", "ServesMCP", "bind_socket", "connection_cap")
 class ServesMCP(Protocol):
     """Anything with `running()`: the low-level `Server` and `MCPServer` both qualify."""
 
-    def running(self) -> contextlib.AbstractAsyncContextManager[Any]: ...
+    def running(self) -> contextlib.AbstractAsyncContextManager[Runner[Any]]: ...
 
 
 class CannotListen(OSError):

@@ -221,7 +221,9 @@ class RedisSessions:
         least once: after an outage, one taken but perhaps not handled comes again). The
         process counts as alive while it listens."""
         inbox, taken = self._inbox(process), self._inbox(process) + ":taken"
-        wait = max(0.1, min(1.0, self._timeout / 2))  # a blocking read ends before the socket timeout
+        # A blocking read ends well before the socket timeout, even on a busy machine; a reply
+        # lost to a timeout all the same is read again from the taken list.
+        wait = max(0.1, min(1.0, self._timeout / 4))
         beat_due = 0.0
         recover = True
         try:

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from mcpdi.lowlevel import INTERNAL_ERROR, Connection, MCPError, Peer, Runner, error_response
+from mcpdi.lowlevel import INTERNAL_ERROR, Connection, MCPError, Peer, Request, Runner, error_response
 
 __all__ = ("serve_message",)
 
@@ -18,12 +18,18 @@ logger = logging.getLogger("mcpdi_transport")
 
 
 async def serve_message(
-    runner: Runner[Any], message: Mapping[str, Any], connection: Connection, peer: Peer
+    runner: Runner[Any], message: Mapping[str, Any] | Request, connection: Connection, peer: Peer
 ) -> dict[str, Any] | None:
-    """`runner.handle(message, ...)`; a request whose handling raised is answered `-32603`."""
+    """`runner.handle(message, ...)`; a request whose handling raised is answered `-32603`.
+
+    `message` is a parsed JSON-RPC message, or a `Request` the transport already classified.
+    """
     try:
         return await runner.handle(message, connection, peer)
     except Exception:
+        if isinstance(message, Request):
+            logger.exception("the runner failed on %s", message.method)
+            return error_response(message.id, MCPError(INTERNAL_ERROR, "Internal error"))
         logger.exception("the runner failed on %s", message.get("method"))
         if "id" in message and "method" in message:
             return error_response(message["id"], MCPError(INTERNAL_ERROR, "Internal error"))

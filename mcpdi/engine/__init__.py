@@ -34,12 +34,22 @@ if _typing.TYPE_CHECKING:
     from mcpdi.engine._explain import Node as Node
     from mcpdi.engine._explain import explain as explain
     from mcpdi.engine._explain import explanation_json as explanation_json
+    from mcpdi.engine._explain import explanation_record as explanation_record
     from mcpdi.engine._explain import render_mermaid as render_mermaid
     from mcpdi.engine._explain import render_text as render_text
 
 # Explaining a plan is for `mcpdi explain` and `max_rounds`, not for serving: loaded on first use.
 _EXPLAINING = frozenset(
-    {"Explanation", "Input", "Node", "explain", "explanation_json", "render_mermaid", "render_text"}
+    {
+        "Explanation",
+        "Input",
+        "Node",
+        "explain",
+        "explanation_json",
+        "explanation_record",
+        "render_mermaid",
+        "render_text",
+    }
 )
 
 
@@ -85,6 +95,7 @@ __all__ = (
     "digest_of",
     "explain",
     "explanation_json",
+    "explanation_record",
     "render_mermaid",
     "render_text",
 )

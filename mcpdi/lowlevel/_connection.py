@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 if TYPE_CHECKING:
@@ -57,12 +57,15 @@ class Connection:
     transports only read it. With `transport_cancels`, no `notifications/cancelled` reaches
     the runner on this connection: the transport cancels a request by cancelling the task
     awaiting `Runner.handle`, so the runner keeps no cancel scopes (`in_flight` stays empty).
+    With `http_headers` (a modern HTTP request's `(lower-cased name, value)` pairs, repeats
+    kept), the runner checks them against the request before serving it (`_http_checks`).
     """
 
     __slots__ = (
         "client_capabilities",
         "client_info",
         "era",
+        "http_headers",
         "in_flight",
         "initialized",
         "locks_era",
@@ -80,6 +83,7 @@ class Connection:
     locks_era: bool
     transport_cancels: bool
     in_flight: dict[RequestId, anyio.CancelScope]
+    http_headers: Sequence[tuple[str, str]] | None
 
     def __init__(
         self, era: Era = "unset", *, locks_era: bool = False, transport_cancels: bool = False
@@ -93,6 +97,7 @@ class Connection:
         self.log_level = None
         self.initialized = False
         self.in_flight = {}
+        self.http_headers = None
 
     @classmethod
     def for_stream(cls, *, transport_cancels: bool = False) -> Connection:
@@ -112,9 +117,15 @@ class Connection:
         return cls("legacy", transport_cancels=True)
 
     @classmethod
-    def for_modern_request(cls) -> Connection:
-        """One modern (2026-07-28) HTTP exchange (the transport cancels it; see `transport_cancels`)."""
-        return cls("modern", transport_cancels=True)
+    def for_modern_request(cls, *, http_headers: Sequence[tuple[str, str]] | None = None) -> Connection:
+        """One modern (2026-07-28) exchange (the transport cancels it; see `transport_cancels`).
+
+        An HTTP transport passes the request's headers as `http_headers`: the runner then
+        refuses a request whose routing or `Mcp-Param-*` headers disagree with its body.
+        """
+        connection = cls("modern", transport_cancels=True)
+        connection.http_headers = http_headers
+        return connection
 
     def __repr__(self) -> str:
         return (

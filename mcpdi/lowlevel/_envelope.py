@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar, cast, get_args
 
@@ -27,7 +27,9 @@ __all__ = (
     "LOG_LEVELS",
     "Envelope",
     "check_modern_http_request",
+    "check_routing",
     "describe_validation_error",
+    "fold_header_pairs",
     "has_modern_envelope",
     "progress_token_of",
     "read_envelope",
@@ -221,13 +223,37 @@ def check_modern_http_request(
     (-32602), `MCP-Protocol-Version` / `Mcp-Method` / `Mcp-Name` equal the body (-32020),
     the version is a string (-32602) and served (-32022). `Mcp-Param-*` headers are the
     caller's next step (`validate_mcp_param_headers` with `Runner.tool_input_schema`).
+    The runner runs these checks itself on a connection that carries the request's headers
+    (`Connection.for_modern_request(http_headers=...)`).
     """
     folded, duplicated = _fold_headers(headers)
-    if duplicated is not None:
-        return MCPError(HEADER_MISMATCH, f"{duplicated} header appears more than once")
     raw_params = body.get("params")
     is_object = type(raw_params) is dict or isinstance(raw_params, Mapping)
     params = cast("Mapping[str, Any] | None", raw_params if is_object else None)
+    return check_routing(folded, duplicated, body.get("method"), params)
+
+
+def fold_header_pairs(pairs: Iterable[tuple[str, str]]) -> tuple[dict[str, str], str | None]:
+    """`(lower-cased name, value)` pairs as the first value of each routing header, and the name
+    of a routing header sent more than once."""
+    folded: dict[str, str] = {}
+    duplicated: str | None = None
+    for raw_name, value in pairs:
+        name = raw_name.lower()
+        if name in _ROUTING_HEADERS:
+            if name in folded:
+                duplicated = duplicated or name
+            else:
+                folded[name] = value
+    return folded, duplicated
+
+
+def check_routing(
+    folded: Mapping[str, str], duplicated: str | None, method: object, params: Mapping[str, Any] | None
+) -> MCPError | None:
+    """`check_modern_http_request` on headers already folded (`fold_header_pairs`)."""
+    if duplicated is not None:
+        return MCPError(HEADER_MISMATCH, f"{duplicated} header appears more than once")
     meta = _envelope_meta(params)
     if isinstance(meta, MCPError):
         return meta
@@ -239,7 +265,6 @@ def check_modern_http_request(
             HEADER_MISMATCH,
             "mcp-protocol-version header does not match the request envelope's protocol version",
         )
-    method = body.get("method")
     if folded.get("mcp-method") != method:
         return MCPError(HEADER_MISMATCH, "mcp-method header does not match the request body's method")
     name_key = NAME_BEARING_METHODS.get(method) if isinstance(method, str) else None

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias, TypeGuard, cast
@@ -159,9 +161,12 @@ def parse_json(raw: bytes | bytearray | str) -> object:
     with the same rules, so both paths accept the same texts.
     """
     try:
-        return from_json(raw, allow_inf_nan=False)
+        value = from_json(raw, allow_inf_nan=False)
     except ValueError as fast_error:
         reason = str(fast_error)
+    else:
+        _refuse_overflow(raw, value)
+        return value
     try:
         text = raw if isinstance(raw, str) else bytes(raw).decode("utf-8")
         value = json.loads(text.removeprefix("\ufeff"), parse_constant=_reject_constant)
@@ -172,7 +177,34 @@ def parse_json(raw: bytes | bytearray | str) -> object:
         raise MCPError(PARSE_ERROR, "Parse error", reason) from None
     except (ValueError, RecursionError):
         raise MCPError(PARSE_ERROR, "Parse error", reason) from None
+    _refuse_overflow(text, value)
     return value
+
+
+_MAY_OVERFLOW: Final = re.compile(r"[eE][+]?0*[0-9]{3}|[0-9]{300}")
+"""What a number too large for a double needs: a three-digit exponent, or 300 digits or more."""
+_MAY_OVERFLOW_BYTES: Final = re.compile(_MAY_OVERFLOW.pattern.encode())
+
+_OVERFLOW: Final = "a number is too large for a double (like 1e999), which is no finite number"
+
+
+def _refuse_overflow(raw: bytes | bytearray | str, value: object) -> None:
+    """Refuse a text whose number overflowed to infinity, as the literal `Infinity` is refused.
+
+    Only a text that could hold such a number (a scan of the raw text) is walked."""
+    may = _MAY_OVERFLOW.search(raw) if isinstance(raw, str) else _MAY_OVERFLOW_BYTES.search(raw)
+    if may is not None and not _finite(value):
+        raise MCPError(PARSE_ERROR, "Parse error", _OVERFLOW)
+
+
+def _finite(value: object) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(item) for item in cast("dict[str, object]", value).values())
+    if isinstance(value, list):
+        return all(_finite(item) for item in cast("list[object]", value))
+    return True
 
 
 def encode_message(message: Mapping[str, Any]) -> bytes:

@@ -30,6 +30,7 @@ from mcpdi.lowlevel._errors import (
 )
 from mcpdi.lowlevel._fast_params import tool_call_params_pass
 from mcpdi.lowlevel._fast_sieve import sieve_plain_tool_result
+from mcpdi.lowlevel._http_checks import http_request_problem
 from mcpdi.lowlevel._jsonrpc import (
     Invalid,
     Notification,
@@ -123,15 +124,15 @@ class Runner(Generic[LifespanT]):
         self._sieved_items: dict[tuple[str, str], tuple[list[Any], list[Any]]] = {}
 
     async def handle(
-        self, message: Mapping[str, Any], connection: Connection, peer: Peer
+        self, message: Mapping[str, Any] | Request, connection: Connection, peer: Peer
     ) -> dict[str, Any] | None:
-        """Answer one parsed JSON-RPC message.
+        """Answer one parsed JSON-RPC message, or a `Request` the transport already classified.
 
         Returns the response object for a request (or an invalid message), and None for a
         notification, a client response, and a request cancelled by
         `notifications/cancelled` (a cancelled request is not answered).
         """
-        kind = classify_message(message)
+        kind = message if isinstance(message, Request) else classify_message(message)
         if isinstance(kind, Request):
             return await self._answer(kind, connection, peer)
         if isinstance(kind, Notification):
@@ -235,6 +236,10 @@ class Runner(Generic[LifespanT]):
         return "modern"
 
     async def _dispatch(self, request: Request, connection: Connection, peer: Peer) -> dict[str, Any]:
+        if connection.http_headers is not None:
+            problem = await http_request_problem(self, request, connection.http_headers, peer)
+            if problem is not None:
+                raise problem
         if self._choose_era(request, connection) == "modern":
             envelope = read_envelope(request.params)
             if isinstance(envelope, MCPError):

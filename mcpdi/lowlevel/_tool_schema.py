@@ -29,11 +29,17 @@ _MAX_PAGES = 100
 
 
 class _SilentPeer:
-    """A peer for the internal `tools/list` run: notifications go nowhere, requests cannot be sent."""
+    """A peer for the internal `tools/list` run: the caller's headers, notifications go nowhere,
+    requests cannot be sent."""
+
+    __slots__ = ("_headers",)
+
+    def __init__(self, headers: Mapping[str, str] | None) -> None:
+        self._headers = headers
 
     @property
     def headers(self) -> Mapping[str, str] | None:
-        return None
+        return self._headers
 
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         return None
@@ -83,7 +89,7 @@ async def find_tool_input_schema(
     context = ServerRequestContext.for_request(
         runner.lifespan_context,
         Connection.for_modern_request(),
-        peer if peer is not None else _SilentPeer(),
+        _SilentPeer(peer.headers if peer is not None else None),
         "tools/list",
         meta=meta,
         envelope=envelope,

@@ -21,6 +21,7 @@ from mcpdi.lowlevel import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, MCP
 
 __all__ = (
     "Callbacks",
+    "ClientRequestContext",
     "ElicitationCallback",
     "ListRootsCallback",
     "LoggingCallback",
@@ -47,8 +48,9 @@ def _is_async(callback: object) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class RequestContext:
-    """What a callback learns about the question it is answering.
+class ClientRequestContext:
+    """What a callback learns about the question it is answering (the client's side of
+    `ServerRequestContext`; `RequestContext` is the same class under the official SDK's name).
 
     `request_id` is the server's JSON-RPC id in the handshake era and the `inputRequests`
     key in the 2026-07-28 era; `meta` is the question's own `_meta`, if it carried one.
@@ -60,11 +62,15 @@ class RequestContext:
     meta: Mapping[str, Any] | None = None
 
 
+RequestContext = ClientRequestContext
+"""The official SDK's name for `ClientRequestContext`, so a callback written for it ports unchanged."""
+
+
 class ElicitationCallback(Protocol):
     """Answers `elicitation/create`: ask the person, return their answer (or an `ErrorData`)."""
 
     def __call__(
-        self, context: RequestContext, params: types.ElicitRequestParams, /
+        self, context: ClientRequestContext, params: types.ElicitRequestParams, /
     ) -> MaybeAwaitable[types.ElicitResult | types.ErrorData]: ...
 
 
@@ -72,7 +78,7 @@ class SamplingCallback(Protocol):
     """Answers `sampling/createMessage` with the client's LLM (or an `ErrorData`)."""
 
     def __call__(
-        self, context: RequestContext, params: types.CreateMessageRequestParams, /
+        self, context: ClientRequestContext, params: types.CreateMessageRequestParams, /
     ) -> MaybeAwaitable[types.CreateMessageResult | types.CreateMessageResultWithTools | types.ErrorData]: ...
 
 
@@ -80,7 +86,7 @@ class ListRootsCallback(Protocol):
     """Answers `roots/list` with the client's roots (or an `ErrorData`)."""
 
     def __call__(
-        self, context: RequestContext, /
+        self, context: ClientRequestContext, /
     ) -> MaybeAwaitable[types.ListRootsResult | types.ErrorData]: ...
 
 
@@ -133,6 +139,7 @@ class Callbacks:
     list_roots: ListRootsCallback | None = None
     logging: LoggingCallback | None = None
     message_handler: MessageHandler | None = None
+    sampling_capabilities: types.SamplingCapability | None = None
 
     def capabilities(self) -> dict[str, Any]:
         """The `ClientCapabilities` object, as wire JSON, that these callbacks can honour."""
@@ -140,7 +147,9 @@ class Callbacks:
         if self.elicitation is not None:
             capabilities["elicitation"] = {"form": {}}
         if self.sampling is not None:
-            capabilities["sampling"] = {}
+            declared = self.sampling_capabilities or types.SamplingCapability()
+            # `tools` lets a server send `tools` in its question (`Sample(tools=...)`)
+            capabilities["sampling"] = declared.model_dump(by_alias=True, mode="json", exclude_none=True)
         if self.list_roots is not None:
             capabilities["roots"] = {}
         return capabilities
@@ -166,7 +175,7 @@ class Callbacks:
 
 
 async def answer_server_request(
-    callbacks: Callbacks, context: RequestContext, method: str, params: Mapping[str, Any] | None
+    callbacks: Callbacks, context: ClientRequestContext, method: str, params: Mapping[str, Any] | None
 ) -> dict[str, Any]:
     """Answer one server question (a legacy request or a modern `inputRequests` entry).
 

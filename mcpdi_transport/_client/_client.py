@@ -35,6 +35,8 @@ from mcpdi_transport._client._channel import Channel, ChannelTarget, ConnectionL
 from mcpdi_transport._client._http import open_http_channel
 from mcpdi_transport._client._memory import RunnableServer, open_memory_channel
 from mcpdi_transport._client._rounds import Resend, drive_rounds
+from mcpdi_transport._client._sdk_options import completion_params, sdk_client_options
+from mcpdi_transport._client._sdk_session import SessionView, round_params
 from mcpdi_transport._client._session import ClientSession, Mode
 from mcpdi_transport._client._stdio import StdioTarget, open_stdio_channel
 
@@ -69,7 +71,7 @@ class Client:
     Callbacks answer the server's questions, in the handshake era (server-to-client
     requests) and in the 2026-07-28 era (`inputRequests` of a multi-round call) alike. Their
     shapes follow the official SDK's `(context, params)` convention; the context is a
-    `RequestContext` (`request_id`, `era`, `protocol_version`, `meta`):
+    `ClientRequestContext` (`request_id`, `era`, `protocol_version`, `meta`):
 
     - `elicitation_callback(context, params: ElicitRequestParams) -> ElicitResult | ErrorData`
     - `sampling_callback(context, params: CreateMessageRequestParams)
@@ -99,12 +101,22 @@ class Client:
         list_roots_callback: ListRootsCallback | None = None,
         logging_callback: LoggingCallback | None = None,
         message_handler: MessageHandler | None = None,
-        max_rounds: int = 10,
+        max_rounds: int | None = None,
         headers: Mapping[str, str] | None = None,
         client_info: types.Implementation | None = None,
         log_level: types.LoggingLevel | None = None,
         discover_timeout: float = 10.0,
+        read_timeout_seconds: float | None = None,
+        sampling_capabilities: types.SamplingCapability | None = None,
+        input_required_max_rounds: int | None = None,
+        extensions: Sequence[Any] | None = None,
+        raise_exceptions: bool = False,
+        cache: object | None = None,
+        prior_discover: object | None = None,
     ) -> None:
+        max_rounds = sdk_client_options(
+            max_rounds, input_required_max_rounds, extensions, raise_exceptions, cache, prior_discover
+        )
         if mode not in ("auto", "legacy") and mode not in MODERN_PROTOCOL_VERSIONS:
             msg = (
                 f"Client(mode={mode!r}) is not a mode; use 'auto', 'legacy' or one of "
@@ -131,8 +143,10 @@ class Client:
             list_roots=list_roots_callback,
             logging=logging_callback,
             message_handler=message_handler,
+            sampling_capabilities=sampling_capabilities,
         )
         self._session = ClientSession(callbacks, client_info or _default_client_info(), log_level)
+        self._session.read_timeout = read_timeout_seconds
         self._exit_stack: AsyncExitStack | None = None
         self._header_params: dict[str, tuple[HeaderParam, ...]] = {}
 
@@ -266,24 +280,28 @@ class Client:
             base["_meta"] = meta
 
         async def send(responses: dict[str, Any] | None, state: str | None) -> dict[str, Any]:
-            params = _with_round(base, responses, state)
-            try:
-                return await self._session.send(
-                    "tools/call", params, headers=self._param_headers(name, arguments)
-                )
-            except MCPError as mismatch:
-                if mismatch.code != HEADER_MISMATCH or not self._mirrors_headers:
-                    raise
-                try:
-                    await self._relist_until(name)
-                except (MCPError, ConnectionLost) as relist_error:
-                    raise mismatch from relist_error
-                return await self._session.send(
-                    "tools/call", params, headers=self._param_headers(name, arguments)
-                )
+            return await self._send_tool_call(name, arguments, round_params(base, responses, state))
 
         result = await self._drive(await send(None, None), send, f"tools/call {name!r}")
         return _parse(types.CallToolResult, result)
+
+    async def _send_tool_call(
+        self, name: str, arguments: Mapping[str, Any] | None, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        try:
+            return await self._session.send(
+                "tools/call", params, headers=self._param_headers(name, arguments)
+            )
+        except MCPError as mismatch:
+            if mismatch.code != HEADER_MISMATCH or not self._mirrors_headers:
+                raise
+            try:
+                await self._relist_until(name)
+            except (MCPError, ConnectionLost) as relist_error:
+                raise mismatch from relist_error
+            return await self._session.send(
+                "tools/call", params, headers=self._param_headers(name, arguments)
+            )
 
     # -- prompts and resources ------------------------------------------------------------
 
@@ -301,7 +319,7 @@ class Client:
             base["arguments"] = dict(arguments)
 
         async def send(responses: dict[str, Any] | None, state: str | None) -> dict[str, Any]:
-            return await self._session.send("prompts/get", _with_round(base, responses, state))
+            return await self._session.send("prompts/get", round_params(base, responses, state))
 
         result = await self._drive(await send(None, None), send, f"prompts/get {name!r}")
         return _parse(types.GetPromptResult, result)
@@ -322,10 +340,53 @@ class Client:
         base: dict[str, Any] = {"uri": uri}
 
         async def send(responses: dict[str, Any] | None, state: str | None) -> dict[str, Any]:
-            return await self._session.send("resources/read", _with_round(base, responses, state))
+            return await self._session.send("resources/read", round_params(base, responses, state))
 
         result = await self._drive(await send(None, None), send, f"resources/read {uri!r}")
         return _parse(types.ReadResourceResult, result)
+
+    # -- the official SDK's client surface ------------------------------------------------
+
+    @property
+    def session(self) -> SessionView:
+        """The SDK's `ClientSession` calls (`client.session.call_tool(..., allow_input_required=True)`)."""
+        return SessionView(self)
+
+    async def send_ping(self) -> types.EmptyResult:
+        """Ping the server (`ping`); an error answer raises `MCPError`."""
+        await self._session.send("ping")
+        return types.EmptyResult()
+
+    async def complete(
+        self,
+        ref: types.PromptReference | types.ResourceTemplateReference,
+        argument: Mapping[str, str],
+        context_arguments: Mapping[str, str] | None = None,
+    ) -> types.CompleteResult:
+        """Ask the server to complete a prompt argument or a template variable (`completion/complete`)."""
+        params = completion_params(ref, argument, context_arguments)
+        return _parse(types.CompleteResult, await self._session.send("completion/complete", params))
+
+    async def call_tool_round(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        params: dict[str, Any],
+        progress_callback: ProgressCallback | None = None,
+    ) -> dict[str, Any]:
+        """One `tools/call` request with `params` as given (for `client.session`): its raw result."""
+        with self._session.progress_token(progress_callback) as meta:
+            if meta:
+                params = {**params, "_meta": {**params.get("_meta", {}), **meta}}
+            return await self._send_tool_call(name, arguments, params)
+
+    async def send_request(self, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """One request, its raw `result` (for `client.session`)."""
+        return await self._session.send(method, params)
+
+    async def drive(self, first: dict[str, Any], send: Resend, what: str) -> dict[str, Any]:
+        """Answer the rounds `first` asks for with the callbacks, to the final raw result."""
+        return await self._drive(first, send, what)
 
     async def _drive(self, first: dict[str, Any], send: Resend, what: str) -> dict[str, Any]:
         if self._session.era != "modern":
@@ -337,17 +398,6 @@ class Client:
             max_rounds=self._max_rounds,
             what=what,
         )
-
-
-def _with_round(
-    base: Mapping[str, Any], responses: dict[str, Any] | None, state: str | None
-) -> dict[str, Any]:
-    params = dict(base)
-    if responses is not None:
-        params["inputResponses"] = responses
-    if state is not None:
-        params["requestState"] = state
-    return params
 
 
 def _parse(model: type[_ResultT], raw: Mapping[str, Any]) -> _ResultT:

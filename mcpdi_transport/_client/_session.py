@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Generator, Mapping
+from collections.abc import Awaitable, Generator, Mapping
 from contextlib import contextmanager
-from typing import Any, Literal
+from typing import Any, Final, Literal, TypeVar
 
 import anyio
 import mcp_types as types
@@ -24,8 +24,8 @@ from mcpdi.lowlevel import (
 )
 from mcpdi_transport._client._callbacks import (
     Callbacks,
+    ClientRequestContext,
     ProgressCallback,
-    RequestContext,
     answer_server_request,
     invoke,
 )
@@ -37,15 +37,31 @@ from mcpdi_transport._client._channel import (
     raise_for_error,
 )
 
-__all__ = ("ClientSession", "Mode")
+__all__ = ("REQUEST_TIMEOUT", "ClientSession", "Mode", "within_timeout")
 
 logger = logging.getLogger("mcpdi_transport.client")
 
 Mode = Literal["auto", "legacy"] | str
 """`"auto"`, `"legacy"`, or a modern protocol version such as `"2026-07-28"`."""
 
+REQUEST_TIMEOUT: Final = -32001
 _CANCEL_NOTICE_TIMEOUT = 2.0
 _NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+_T = TypeVar("_T")
+
+
+async def within_timeout(sending: Awaitable[_T], seconds: float | None, method: str) -> _T:
+    """`sending`, abandoned (cancelled, so the server is told) after `seconds`: `MCPError(-32001)`."""
+    if seconds is None:
+        return await sending
+    try:
+        with anyio.fail_after(seconds):
+            return await sending
+    except TimeoutError:
+        msg = f"Request {method!r} timed out"
+        raise MCPError(REQUEST_TIMEOUT, msg) from None
 
 
 class ClientSession:
@@ -66,6 +82,7 @@ class ClientSession:
         self._ids = itertools.count(1)
         self._tokens = itertools.count(1)
         self._progress: dict[str, ProgressCallback] = {}
+        self.read_timeout: float | None = None
 
     # -- Inbound: what the channel hands over -------------------------------------------
 
@@ -73,7 +90,7 @@ class ClientSession:
         self, request_id: str | int, method: str, params: Mapping[str, Any] | None
     ) -> dict[str, Any]:
         meta = params.get("_meta") if params is not None else None
-        context = RequestContext(
+        context = ClientRequestContext(
             request_id=request_id,
             era="legacy",
             protocol_version=self.protocol_version or LATEST_HANDSHAKE_VERSION,
@@ -127,7 +144,7 @@ class ClientSession:
     ) -> dict[str, Any]:
         """Answer one `inputRequests` entry of a modern `InputRequiredResult`."""
         meta = params.get("_meta") if params is not None else None
-        context = RequestContext(
+        context = ClientRequestContext(
             request_id=key,
             era="modern",
             protocol_version=self.protocol_version or MODERN_PROTOCOL_VERSIONS[-1],
@@ -156,7 +173,14 @@ class ClientSession:
 
         When a handshake-era HTTP server says the session is gone (404), the client
         initializes a new session and sends the request once more, as the spec requires.
+        Past `read_timeout` seconds the request is abandoned with `-32001`, as the SDK's is.
         """
+        sending = self._send(method, params, headers, renew_session)
+        return await within_timeout(sending, self.read_timeout, method)
+
+    async def _send(
+        self, method: str, params: Mapping[str, Any] | None, headers: Mapping[str, str] | None, renew: bool
+    ) -> dict[str, Any]:
         if self.era == "modern":
             assert self.protocol_version is not None
             message, stamped = self._modern_message(method, params, self.protocol_version)
@@ -174,12 +198,12 @@ class ClientSession:
             await self._cancel(message, stamped)
             raise
         except SessionExpired:
-            if method == "initialize" or not renew_session:
+            if method == "initialize" or not renew:
                 raise
         # spec-2025 transports: a 404 for the session means a fresh initialize, then the request again
         logger.info("the server ended the session; initializing a new one")
         await self._initialize()
-        return await self.send(method, params, headers=headers, renew_session=False)
+        return await self._send(method, params, headers, False)
 
     async def _cancel(self, message: Mapping[str, Any], headers: Mapping[str, str]) -> None:
         """Tell the server an abandoned request is cancelled, where the wire needs words for it.

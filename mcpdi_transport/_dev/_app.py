@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mcpdi_transport._dev._graph import describe_plan
+from mcpdi.engine import explanation_record
 from mcpdi_transport._dev._slot import ServerSlot
 from mcpdi_transport._http._common import header_values
 from mcpdi_transport._http._security import SecurityPolicy, security_policy
@@ -77,7 +77,8 @@ def _error(message: str, status_code: int) -> JSONResponse:
 
 
 def build_dev_app(slot: ServerSlot, *, host: str = "127.0.0.1") -> Starlette:
-    """The dev page's app: `/` and `/static/*`, `/dev/status`, `/dev/graph/{tool}`, and `/mcp`.
+    """The dev page's app: `/` and `/static/*`, `/dev/status`, `/dev/graph/{tool}` (the tool's
+    explanation, as `mcpdi graph --format json` gives it), and the server's own app for the rest.
 
     The server's own lifespan is the slot's to run (`ServerSlot.run`), not this app's.
     """
@@ -112,16 +113,17 @@ def build_dev_app(slot: ServerSlot, *, host: str = "127.0.0.1") -> Starlette:
 
     async def graph(request: Request) -> Response:
         name = request.path_params["tool"]
-        lookup = getattr(slot.current.server, "registered_tool", None)
-        if lookup is None:
+        explain = getattr(slot.current.server, "explain", None)
+        if explain is None:
             return _error(
                 "a low-level Server has no resolver plans; only an MCPServer's tools have a graph", 409
             )
         try:
-            tool = lookup(name)
+            (explanation,) = explain(name)
         except KeyError:
             return _error(f"no tool named {name!r}", 404)
-        return JSONResponse(describe_plan(tool.plan), headers={"cache-control": "no-store"})
+        # The record `mcpdi graph --format json` prints for the tool: the page draws it.
+        return JSONResponse(explanation_record(explanation), headers={"cache-control": "no-store"})
 
     app = Starlette(
         routes=[

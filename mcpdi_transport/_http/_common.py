@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Any, Final
 import anyio
 from starlette.types import Receive, Scope, Send
 
-from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, encode_message, error_response, parse_json
+from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, Request, encode_message, error_response, parse_json
 from mcpdi_transport._serving import serve_message
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
+    from mcpdi.lowlevel import Connection, Peer, Runner
     from mcpdi_transport._http._ticker import Ticker
 
 __all__ = (
@@ -79,7 +80,7 @@ class Running:
     stop when cancelled (a synchronous tool in a thread cannot be interrupted).
     """
 
-    runner: Any
+    runner: Runner[Any]
     task_group: TaskGroup
     in_flight: dict[anyio.CancelScope, LateAnswer | None] = field(
         default_factory=dict[anyio.CancelScope, "LateAnswer | None"]
@@ -198,13 +199,13 @@ def _repeats_grouped(scope: Scope) -> dict[str, list[str]] | None:
 
 async def handle_safely(
     running: Running,
-    message: Mapping[str, Any],
-    connection: Any,
-    peer: Any,
+    message: Mapping[str, Any] | Request,
+    connection: Connection,
+    peer: Peer,
     *,
     cancel_scope: anyio.CancelScope | None = None,
     answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
-) -> Any:
+) -> dict[str, Any] | None:
     """`serve_message` (a failure of the runner itself is `-32603`, not a 500), counted in flight.
 
     A request still running when the server stops (`Running.stop_requests`) is answered
@@ -214,18 +215,21 @@ async def handle_safely(
     `answer_late` sends that shutdown answer from another task if the handler does not
     stop when cancelled (the caller then drops whatever this returns later).
     """
-    is_request = "id" in message and "method" in message
+    if isinstance(message, Request):
+        is_request, request_id = True, message.id
+    else:
+        is_request, request_id = "id" in message and "method" in message, message.get("id")
     with anyio.CancelScope() if cancel_scope is None else cancel_scope as scope:
         late: LateAnswer | None = None
         if answer_late is not None and is_request:
-            late = functools.partial(answer_late, error_body(INTERNAL_ERROR, SHUTTING_DOWN, message["id"]))
+            late = functools.partial(answer_late, error_body(INTERNAL_ERROR, SHUTTING_DOWN, request_id))
         running.in_flight[scope] = late
         try:
             return await serve_message(running.runner, message, connection, peer)
         finally:
             running.in_flight.pop(scope, None)
     if running.stopping and is_request:
-        return error_body(INTERNAL_ERROR, SHUTTING_DOWN, message["id"])
+        return error_body(INTERNAL_ERROR, SHUTTING_DOWN, request_id)
     return None
 
 

@@ -20,6 +20,7 @@ from mcpdi.lowlevel import (
     Connection,
     Invalid,
     Notification,
+    Peer,
     Request,
     classify_message,
     error_response,
@@ -97,7 +98,7 @@ async def _reply_missing_session(scope: Scope, receive: Receive, send: Send) -> 
     await json_reply(scope, receive, send, body, status=400)
 
 
-class MessageHandler(Protocol):
+class SessionMessageHandler(Protocol):
     """How a session's message is served: `handle_safely`, or a wrapper with its signature."""
 
     async def __call__(
@@ -105,11 +106,11 @@ class MessageHandler(Protocol):
         running: Running,
         message: Mapping[str, Any],
         connection: Connection,
-        peer: Any,
+        peer: Peer,
         *,
         cancel_scope: anyio.CancelScope | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
-    ) -> Any: ...
+    ) -> dict[str, Any] | None: ...
 
 
 class LegacyEndpoint:
@@ -120,7 +121,7 @@ class LegacyEndpoint:
         self.sessions: dict[str, LegacySession] = {}
         self.per_peer: dict[str, int] = {}
         """How many of `sessions` each peer (`peer_of`) holds."""
-        self.handle_message: MessageHandler = handle_safely
+        self.handle_message: SessionMessageHandler = handle_safely
         """Serves one message of a session (sessions shared between processes also store what changed)."""
 
     async def undelivered(self, session: LegacySession, message: Mapping[str, Any]) -> None:

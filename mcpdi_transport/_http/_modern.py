@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import math
 from collections.abc import Mapping
@@ -16,21 +15,16 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from mcpdi.lowlevel import (
-    HEADER_MISMATCH,
     INVALID_REQUEST,
     Connection,
-    HeaderRules,
-    MCPError,
     NoBackChannel,
     Notification,
     Request,
-    check_modern_http_request,
     classify_message,
     error_response,
     http_status_for,
     notification_message,
     unsupported_version,
-    validate_mcp_param_headers,
 )
 from mcpdi_transport._http._common import (
     NO_BODY,
@@ -39,7 +33,6 @@ from mcpdi_transport._http._common import (
     accepts,
     error_body,
     handle_safely,
-    header_lists,
     header_pairs,
     json_reply,
     peer_headers,
@@ -95,45 +88,6 @@ async def _reply(scope: Scope, receive: Receive, send: Send, message: Mapping[st
     await json_reply(scope, receive, send, message, status=status)
 
 
-async def _mcp_param_problem(
-    runner: Any, request: Request, scope: Scope, peer: _ExchangePeer
-) -> MCPError | None:
-    """`-32020` when a `tools/call`'s `Mcp-Param-*` headers disagree with its arguments."""
-    if request.method != "tools/call" or request.params is None:
-        return None
-    name = request.params.get("name")
-    arguments = request.params.get("arguments")
-    if not isinstance(name, str) or (arguments is not None and not isinstance(arguments, Mapping)):
-        return None
-    pairs = header_pairs(scope)
-    if not arguments and not any(header.startswith("mcp-param-") for header, _ in pairs):
-        return None
-    for header, value in pairs:
-        if header.startswith("mcp-param-") and not (value.isascii() and value.isprintable()):
-            # Header bytes are read as latin-1: a raw non-ASCII byte is no valid value. The
-            # spec sends non-ASCII text as `=?base64?...?=`.
-            msg = (
-                f"The {header} header holds a raw non-ASCII or control character; "
-                "send such values Base64-encoded as =?base64?...?="
-            )
-            return MCPError(HEADER_MISMATCH, msg)
-    meta = request.params.get("_meta")
-    try:
-        rules = runner.tool_header_rules(name, meta=meta if isinstance(meta, Mapping) else None, peer=peer)
-        if inspect.isawaitable(rules):
-            rules = await rules
-    except Exception:
-        # Header validation must never break a working call: skip it, loudly.
-        logger.exception("Mcp-Param header validation skipped: the input schema of %r is unavailable", name)
-        return None
-    if not rules:
-        return None  # unknown tool, or one that mirrors no argument (other headers are ignored)
-    problem = validate_mcp_param_headers(
-        cast("HeaderRules", rules), cast("Mapping[str, Any] | None", arguments), pairs
-    )
-    return MCPError(HEADER_MISMATCH, problem) if problem is not None else None
-
-
 async def _acknowledge(scope: Scope, receive: Receive, send: Send, body: Mapping[str, Any]) -> None:
     """A notification: 202 at a served version (and dropped), else the version error."""
     if not isinstance(classify_message(body), Notification):
@@ -171,17 +125,13 @@ async def serve_modern_request(
     if request.method == "subscriptions/listen" and not wants_sse:
         await Response(status_code=406)(scope, receive, send)
         return
-    problem = check_modern_http_request(header_lists(scope), cast("Mapping[str, Any]", body))
-    json_peer = _ExchangePeer(peer_headers(scope), None)  # no notifications: in-line JSON
-    if problem is None:
-        problem = await _mcp_param_problem(running.runner, request, scope, json_peer)
-    if problem is not None:
-        await _reply(scope, receive, send, error_response(request.id, problem))
-        return
+    # The runner checks the headers against the body (`http_headers`) and answers a mismatch.
+    connection = Connection.for_modern_request(http_headers=header_pairs(scope))
     if options.json_response and request.method != "subscriptions/listen":
-        await _answer_json(running, json_peer, scope, receive, send, cast("Mapping[str, Any]", body))
+        json_peer = _ExchangePeer(peer_headers(scope), None)  # no notifications: in-line JSON
+        await _answer_json(running, json_peer, scope, receive, send, request, connection)
     else:
-        await _answer_deferred(running, scope, receive, send, cast("Mapping[str, Any]", body))
+        await _answer_deferred(running, scope, receive, send, request, connection)
 
 
 class _LateDisconnectWatch:
@@ -229,7 +179,8 @@ async def _answer_json(
     scope: Scope,
     receive: Receive,
     send: Send,
-    body: Mapping[str, Any],
+    request: Request,
+    connection: Connection,
 ) -> None:
     """The handler runs in this task; a client that leaves while it runs cancels it."""
     try:
@@ -247,21 +198,14 @@ async def _answer_json(
         response: dict[str, Any] | None = None
         async with anyio.create_task_group() as group:
             group.start_soon(watch_disconnect, receive, group.cancel_scope)
-            response = await handle_safely(
-                running, body, Connection.for_modern_request(), peer, answer_late=answer_late
-            )
+            response = await handle_safely(running, request, connection, peer, answer_late=answer_late)
             group.cancel_scope.cancel()
     else:
         cancel_scope = anyio.CancelScope()  # one scope: a client leaving and a shutdown both cancel it
         watch = _LateDisconnectWatch(_disconnect_ticker(running, loop), receive, cancel_scope)
         try:
             response = await handle_safely(
-                running,
-                body,
-                Connection.for_modern_request(),
-                peer,
-                cancel_scope=cancel_scope,
-                answer_late=answer_late,
+                running, request, connection, peer, cancel_scope=cancel_scope, answer_late=answer_late
             )
         finally:
             watch.stop()
@@ -270,7 +214,7 @@ async def _answer_json(
 
 
 async def _answer_deferred(
-    running: Running, scope: Scope, receive: Receive, send: Send, body: Mapping[str, Any]
+    running: Running, scope: Scope, receive: Receive, send: Send, request: Request, connection: Connection
 ) -> None:
     """SSE mode: plain JSON (with its HTTP status) unless the handler notifies or runs long.
 
@@ -288,11 +232,7 @@ async def _answer_deferred(
 
     async def run_handler() -> None:
         async with sink:
-            outcome.append(
-                await handle_safely(
-                    running, body, Connection.for_modern_request(), peer, answer_late=answer_late
-                )
-            )
+            outcome.append(await handle_safely(running, request, connection, peer, answer_late=answer_late))
 
     async with events, anyio.create_task_group() as group:
         group.start_soon(run_handler)

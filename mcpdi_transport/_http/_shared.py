@@ -24,7 +24,7 @@ from mcp_types import ClientCapabilities, Implementation
 from pydantic import BaseModel
 from starlette.types import Message, Receive, Scope, Send
 
-from mcpdi.lowlevel import INTERNAL_ERROR, Connection
+from mcpdi.lowlevel import INTERNAL_ERROR, Connection, Peer
 from mcpdi_transport._http._common import (
     AppOptions,
     Running,
@@ -307,11 +307,11 @@ class SharedLegacyEndpoint(LegacyEndpoint):
         running: Running,
         message: Mapping[str, Any],
         connection: Connection,
-        peer: Any,
+        peer: Peer,
         *,
         cancel_scope: anyio.CancelScope | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
-    ) -> Any:
+    ) -> dict[str, Any] | None:
         """Serve the message; store the session's record when it changed (before the answer leaves)."""
         session = self._by_connection.get(id(connection))
         handled = handle_safely(

@@ -106,3 +106,9 @@ async def test_a_plain_function_returning_an_awaitable_is_awaited() -> None:
     async with Client(small, mode="2026-07-28", elicitation_callback=lambda c, p: later(c, p)) as client:
         result = await client.call_tool("hello", {})
     assert result.content == [types.TextContent(type="text", text="Hello Grace")]
+
+
+def test_the_callback_context_answers_to_both_its_names() -> None:
+    import mcpdi_transport
+
+    assert mcpdi_transport.ClientRequestContext is mcpdi_transport.RequestContext is RequestContext

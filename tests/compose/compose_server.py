@@ -97,3 +97,8 @@ async def count(ctx: Context, to: int = 2) -> str:
     for step in range(1, to + 1):
         await ctx.report_progress(step, to, f"step {step}")
     return f"counted to {to}"
+
+
+@mcp.resource("notes://{name}")
+def note(name: str) -> str:
+    return f"the note {name}"

@@ -1,15 +1,17 @@
-"""`check_modern_http_request`: a 2026-07-28 POST's routing headers against its body (protocol.md §2.6)."""
+"""A 2026-07-28 POST's routing and `Mcp-Param-*` headers against its body (protocol.md §2.6), checked
+by `check_modern_http_request` and by the runner on a connection that carries the headers."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+import mcp_types as types
 import pytest
-from core_doubles import modern_request
+from core_doubles import ECHO, RecordingPeer, make_server, modern_request
 from inline_snapshot import snapshot
 
-from mcpdi.lowlevel import check_modern_http_request
+from mcpdi.lowlevel import Connection, ServerRequestContext, check_modern_http_request
 
 
 def headers_for(
@@ -182,3 +184,106 @@ def test_a_duplicate_is_found_across_differently_cased_names() -> None:
     assert rejection(headers, CALL) == snapshot(
         {"code": -32020, "message": "mcp-method header appears more than once"}
     )
+
+
+# -- the runner checks them on a connection that carries the request's headers ------------
+
+REGIONAL = types.Tool(
+    name="stock",
+    input_schema={
+        "type": "object",
+        "properties": {"title": {"type": "string"}, "region": {"type": "string", "x-mcp-header": "Region"}},
+        "required": ["title"],
+    },
+)
+
+
+async def list_regional(
+    ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    return types.ListToolsResult(tools=[ECHO, REGIONAL])
+
+
+def pairs_for(body: dict[str, Any], **overrides: str | None) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    for name, value in headers_for(body, **overrides).items():
+        pairs.extend((name, one) for one in ([value] if isinstance(value, str) else value))
+    return pairs
+
+
+async def answer_over_http(body: dict[str, Any], pairs: list[tuple[str, str]]) -> dict[str, Any] | None:
+    async with make_server(on_list_tools=list_regional).running() as runner:
+        connection = Connection.for_modern_request(http_headers=pairs)
+        return await runner.handle(body, connection, RecordingPeer(headers=dict(pairs)))
+
+
+STOCK = modern_request(5, "tools/call", {"name": "stock", "arguments": {"title": "Dune", "region": "EU"}})
+
+
+@pytest.mark.anyio
+async def test_the_runner_serves_a_request_whose_headers_agree_with_its_body() -> None:
+    answer = await answer_over_http(STOCK, [*pairs_for(STOCK), ("mcp-param-region", "EU")])
+    assert answer is not None
+    assert "result" in answer
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("pairs", "error"),
+    [
+        (
+            pairs_for(CALL, mcp_method="tools/list"),
+            {"code": -32020, "message": "mcp-method header does not match the request body's method"},
+        ),
+        (
+            [*pairs_for(CALL), ("mcp-name", "echo")],
+            {"code": -32020, "message": "mcp-name header appears more than once"},
+        ),
+        (
+            pairs_for(CALL, mcp_protocol_version=None),
+            {
+                "code": -32020,
+                "message": "mcp-protocol-version header does not match the request envelope's "
+                "protocol version",
+            },
+        ),
+    ],
+    ids=["method", "repeated name", "no version header"],
+)
+async def test_the_runner_refuses_routing_headers_that_disagree_with_the_body(
+    pairs: list[tuple[str, str]], error: dict[str, Any]
+) -> None:
+    assert await answer_over_http(CALL, pairs) == {"jsonrpc": "2.0", "id": 1, "error": error}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (
+            [("mcp-param-region", "US")],
+            "Mcp-Param-Region header does not match the request body's 'region' argument",
+        ),
+        ([], "Mcp-Param-Region header is missing but the request body's 'region' argument is present"),
+        (
+            [("mcp-param-region", "É")],
+            "The mcp-param-region header holds a raw non-ASCII or control character; "
+            "send such values Base64-encoded as =?base64?...?=",
+        ),
+    ],
+    ids=["different", "missing", "raw non-ASCII"],
+)
+async def test_the_runner_refuses_mcp_param_headers_that_disagree_with_the_arguments(
+    extra: list[tuple[str, str]], message: str
+) -> None:
+    answer = await answer_over_http(STOCK, [*pairs_for(STOCK), *extra])
+    assert answer == {"jsonrpc": "2.0", "id": 5, "error": {"code": -32020, "message": message}}
+
+
+@pytest.mark.anyio
+async def test_without_http_headers_the_runner_checks_no_headers() -> None:
+    async with make_server(on_list_tools=list_regional).running() as runner:
+        peer = RecordingPeer(headers={"mcp-method": "tools/list"})
+        answer = await runner.handle(STOCK, Connection.for_modern_request(), peer)
+    assert answer is not None
+    assert "result" in answer

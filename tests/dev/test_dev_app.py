@@ -100,28 +100,26 @@ async def test_a_foreign_host_or_origin_is_refused_on_every_route(path: str) -> 
     assert local.status_code not in (403, 421)
 
 
-async def test_the_graph_lists_arguments_resolvers_and_the_tool_and_marks_the_one_that_asks() -> None:
+async def test_the_graph_is_the_tools_explanation_as_mcpdi_graph_prints_it() -> None:
+    from mcpdi.engine import explanation_record
+
     async with dev_server(BOOKSHOP) as url, httpx2.AsyncClient(timeout=10) as client:
-        graph = (await client.get(f"{url}/dev/graph/order_book")).json()
-    labels = {node["id"]: node["label"] for node in graph["nodes"]}
-    assert [(node["kind"], node["label"], node["asks"]) for node in graph["nodes"]] == snapshot(
+        record = (await client.get(f"{url}/dev/graph/order_book")).json()
+    (explanation,) = find_server(load_module(BOOKSHOP), BOOKSHOP, None).explain("order_book")
+    assert record == json.loads(json.dumps(explanation_record(explanation)))
+    names = {r["key"]: r["name"] for r in record["resolvers"]}
+    reads = [
+        (r["name"], [(i["parameter"], i["source"], names.get(i["from"], i["from"])) for i in r["reads"]])
+        for r in record["resolvers"]
+    ]
+    assert reads == snapshot(
         [
-            ("argument", "title", False),
-            ("resolver", "check_stock", False),
-            ("resolver", "confirm_backorder", True),
-            ("tool", "order_book", False),
+            ("check_stock", [("title", "argument", "title")]),
+            ("confirm_backorder", [("title", "argument", "title"), ("stock", "resolved", "check_stock")]),
         ]
     )
-    assert [(labels[e["source"]], e["parameter"], labels[e["target"]]) for e in graph["edges"]] == snapshot(
-        [
-            ("title", "title", "check_stock"),
-            ("title", "title", "confirm_backorder"),
-            ("check_stock", "stock", "confirm_backorder"),
-            ("title", "title", "order_book"),
-            ("check_stock", "stock", "order_book"),
-            ("confirm_backorder", "backorder", "order_book"),
-        ]
-    )
+    assert [r["asks"] for r in record["resolvers"]] == [[], ["elicitation/create"]]
+    assert (record["capabilities"], record["worstCaseRounds"]) == (["elicitation"], 1)
 
 
 async def test_the_graph_of_an_unknown_tool_is_404_naming_it() -> None:

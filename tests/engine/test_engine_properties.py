@@ -242,8 +242,12 @@ Failure = tuple[str, int] | tuple[str, tuple[int, int]] | None  # ("resolver"/"r
 Root = str  # "async", "sync" (offloaded: it may join the last hop) or "inline"
 
 
+# The graph, its askers, what fails, keyword-only, inline, the root, steps that cannot ask, concurrent ones.
+Case = tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int], set[int]]
+
+
 @st.composite
-def failing_graphs(draw: st.DrawFn) -> tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int]]:
+def failing_graphs(draw: st.DrawFn) -> Case:
     size, providers, _ = draw(dags())
     mostly_false = st.sampled_from([False, False, True])  # sync and offloaded: long hops are common
     is_async = draw(st.lists(mostly_false, min_size=size, max_size=size))
@@ -258,7 +262,9 @@ def failing_graphs(draw: st.DrawFn) -> tuple[Dag, set[int], Failure, list[bool],
     keyword = draw(st.lists(st.booleans(), min_size=size, max_size=size))
     inline = draw(st.lists(mostly_false, min_size=size, max_size=size))
     root: Root = draw(st.sampled_from(["async", "sync", "inline"]))
-    return (size, providers, is_async), askers, failure, keyword, inline, root, plain
+    # Async steps may run together with the independent concurrent steps next to them.
+    concurrent = draw(st.sets(st.sampled_from(range(size)))) & {i for i in range(size) if is_async[i]}
+    return (size, providers, is_async), askers, failure, keyword, inline, root, plain, concurrent
 
 
 def outcome(run: Any, *args: Any) -> tuple[str, Any]:
@@ -272,14 +278,16 @@ def outcome(run: Any, *args: Any) -> tuple[str, Any]:
     return ("needs", value) if isinstance(value, NeedsInput) else ("value", value)
 
 
-def source_of(
-    case: tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int]], logged: bool
-) -> str:
+def source_of(case: Case, logged: bool) -> str:
     """f0..f{size-1} and a root for a `failing_graphs` case; `logged`: each step logs its number."""
-    (size, providers, is_async), askers, failure, keyword, inline, root, plain = case
+    (size, providers, is_async), askers, failure, keyword, inline, root, plain, concurrent = case
+
+    def marker(j: int) -> str:
+        return f"'Annotated[int, Resolve(f{j}, inline={inline[j]}, concurrent={j in concurrent})]'"
+
     lines: list[str] = []
     for i in range(size):
-        params = [f"p{j}: 'Annotated[int, Resolve(f{j}, inline={inline[j]})]'" for j in providers[i]]
+        params = [f"p{j}: {marker(j)}" for j in providers[i]]
         if keyword[i] and params:
             params = ["*", *params]
         returns = " -> int" if i in plain else ""
@@ -296,7 +304,7 @@ def source_of(
             lines.append(f"    return Carry({total}{asker}) if ask else {total}")
         else:
             lines.append(f"    return {total}")
-    params = ", ".join(f"p{i}: 'Annotated[int, Resolve(f{i}, inline={inline[i]})]'" for i in range(size))
+    params = ", ".join(f"p{i}: {marker(i)}" for i in range(size))
     lines.append(f"{'async def' if root == 'async' else 'def'} root(ask: bool, {params}):")
     if failure == ("root", 0):
         lines.append("    raise Boom('root')")
@@ -307,9 +315,9 @@ def source_of(
 @settings(max_examples=examples(150), deadline=None)
 @given(failing_graphs())
 def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptions_as_the_straight_path(
-    case: tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int]],
+    case: Case,
 ) -> None:
-    _, askers, failure, _, _, root, _ = case
+    _, askers, failure, _, _, root, _, _ = case
     namespace: dict[str, Any] = {"Annotated": Annotated, "Resolve": Resolve, "Carry": Carry, "Boom": Boom}
     exec(source_of(case, logged=False), namespace)
 
@@ -344,10 +352,10 @@ def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptio
 @settings(max_examples=examples(100), deadline=None)
 @given(failing_graphs())
 def test_a_step_that_cannot_ask_never_runs_while_a_question_before_it_is_pending(
-    case: tuple[Dag, set[int], Failure, list[bool], list[bool], Root, set[int]],
+    case: Case,
 ) -> None:
-    (size, providers, is_async), askers, _, keyword, inline, root, plain = case
-    case = ((size, providers, is_async), askers, None, keyword, inline, root, plain)  # nothing fails
+    dag, askers, _, keyword, inline, root, plain, concurrent = case
+    case = (dag, askers, None, keyword, inline, root, plain, concurrent)  # nothing fails
     namespace: dict[str, Any] = {"Annotated": Annotated, "Resolve": Resolve, "Carry": Carry, "log": []}
     exec(source_of(case, logged=True), namespace)
     plan = compile_plan(namespace["root"], root_inline=root == "inline")
@@ -362,13 +370,21 @@ def test_a_step_that_cannot_ask_never_runs_while_a_question_before_it_is_pending
         return None
 
     anyio.run(plan.run, {"ask": True}, EMPTY, None, ask)
-    # Asking mid-call: every step once, in run order, each question put right after its step.
-    expected: list[int] = []
-    for step in plan.steps:
-        expected += [int(step.name.removeprefix("f"))]
-        if int(step.name.removeprefix("f")) in askers:
-            expected.append(-1 - int(step.name.removeprefix("f")))
-    assert log == expected
+    # Asking mid-call: every step once, each question put once, and a step that cannot ask only
+    # after the questions of every step before it; without concurrent steps, exactly in run order.
+    assert sorted(n for n in log if n >= 0) == sorted(position)
+    assert sorted(-1 - n for n in log if n < 0) == sorted(askers)
+    at = {n: i for i, n in enumerate(log)}
+    for ran in plain:
+        earlier = [a for a in askers if position[a] < position[ran]]
+        assert all(at[-1 - a] < at[ran] for a in earlier), "a step that cannot ask ran before an answer"
+    if not concurrent:
+        expected: list[int] = []
+        for step in plan.steps:
+            expected += [int(step.name.removeprefix("f"))]
+            if int(step.name.removeprefix("f")) in askers:
+                expected.append(-1 - int(step.name.removeprefix("f")))
+        assert log == expected
 
     answers: dict[str, Answer] = {}
     for _ in range(len(askers) + 1):
@@ -464,7 +480,7 @@ def logged_outcome(log: list[Any], run: Any, *args: Any) -> tuple[Any, ...]:
     return (*got, list(log))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(graphs_with_cleanup())
 def test_cleanup_rounds_in_generated_code_match_the_interpreter_values_errors_and_cleanup_order(
     case: CleanupCase,
@@ -571,7 +587,7 @@ def rounds_of(log: list[Any], run: Any, rounds: int) -> tuple[list[Any], list[An
     return gave, list(log)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(graphs_with_call_scope())
 def test_call_scoped_rounds_in_generated_code_match_the_interpreter_round_after_round(case: CallCase) -> None:
     from mcpdi.engine._interpret import UNSET, resume

@@ -84,10 +84,25 @@ async def test_a_lone_surrogate_id_on_initialize_is_a_parse_error_and_the_server
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\\ud800"}}}',
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":NaN}}}',
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":-Infinity}}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":1e999}}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":[-2E+400]}}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":'
+        + b"9" * 400
+        + b".5}}}",
         b'{"jsonrpc":"2.0","id":1,"method":"tools/list"} trailing',
         b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":"\xff"}}',
     ],
-    ids=["surrogate-method", "surrogate-argument", "nan", "infinity", "trailing-data", "invalid-utf8"],
+    ids=[
+        "surrogate-method",
+        "surrogate-argument",
+        "nan",
+        "infinity",
+        "1e999",
+        "-2E+400",
+        "400 digits",
+        "trailing-data",
+        "invalid-utf8",
+    ],
 )
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 async def test_json_the_spec_does_not_allow_is_a_parse_error_in_both_eras(raw: bytes, era: str) -> None:

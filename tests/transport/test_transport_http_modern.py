@@ -61,7 +61,7 @@ async def test_notifications_switch_the_answer_to_an_event_stream() -> None:
     assert response.headers["x-accel-buffering"] == "no"
     assert response.text.split("\r\n\r\n")[0] == snapshot(
         'event: message\r\ndata: {"jsonrpc":"2.0","method":"notifications/progress",'
-        '"params":{"progressToken":"p-3","progress":1,"total":2,"message":"step 1"}}'
+        '"params":{"progressToken":"p-3","progress":1.0,"total":2.0,"message":"step 1"}}'
     )
     assert '"id":3,"result"' in response.text.split("\r\n\r\n")[-2]
 

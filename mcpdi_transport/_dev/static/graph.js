@@ -28,7 +28,33 @@ function depths(graph) {
   return depth;
 }
 
-export function drawGraph(container, graph) {
+// The nodes and edges of a tool's explanation (`mcpdi graph --format json`'s record of one tool):
+// its arguments, the context types read, its resolvers in run order, and the tool.
+export function graphOf(record) {
+  const nodes = record.arguments.map((a) => ({ id: `argument:${a.name}`, kind: "argument", label: a.name, location: "", asks: false }));
+  const edges = [];
+  const contexts = new Map();
+  const connect = (reads, target) => {
+    for (const read of reads) {
+      const source = read.source === "resolved" ? `resolver:${read.from}` : `${read.source}:${read.from}`;
+      if (read.source === "context" && !contexts.has(source)) contexts.set(source, { id: source, kind: "context", label: read.from, location: "", asks: false });
+      edges.push({ source, target, parameter: read.parameter });
+    }
+  };
+  for (const resolver of record.resolvers) {
+    const id = `resolver:${resolver.key}`;
+    const round = resolver.round === null ? "" : ` (round ${resolver.round})`;
+    nodes.push({ id, kind: "resolver", label: resolver.name, location: resolver.location, asks: resolver.asks.length > 0, round });
+    connect(resolver.reads, id);
+  }
+  connect(record.reads, "tool");
+  nodes.push(...contexts.values());
+  nodes.push({ id: "tool", kind: "tool", label: record.name, location: record.location, asks: false });
+  return { tool: record.name, nodes, edges };
+}
+
+export function drawGraph(container, record) {
+  const graph = graphOf(record);
   const depth = depths(graph);
   const columns = [];
   for (const node of graph.nodes) (columns[depth.get(node.id)] ??= []).push(node);
@@ -69,10 +95,17 @@ export function drawGraph(container, graph) {
     const group = svg("g", { class: `node ${node.kind}${node.asks ? " asks" : ""}`, "data-node": node.label, transform: `translate(${x} ${y})` });
     group.append(svg("rect", { width: WIDTH, height: HEIGHT, rx: 5 }));
     group.append(svg("text", { x: 8, y: 16 }, node.label));
-    const kind = node.asks ? `${node.kind}, can ask` : node.kind;
+    const kind = node.asks ? `${node.kind}, can ask${node.round}` : node.kind;
     group.append(svg("text", { x: 8, y: 31, opacity: 0.7 }, kind));
     if (node.location) group.append(svg("title", {}, node.location));
     root.append(group);
   }
+  const needs = record.capabilities.length ? `Needs the client's ${record.capabilities.join(", ")}; ` : "";
+  const rounds = `${needs}at most ${record.worstCaseRounds} round(s) of questions.`;
   container.replaceChildren(root);
+  const summary = document.createElement("p");
+  summary.className = "help";
+  summary.id = "graph-rounds";
+  summary.textContent = rounds;
+  container.append(summary);
 }

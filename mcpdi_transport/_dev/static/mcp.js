@@ -71,7 +71,9 @@ async function* messagesOf(response) {
 
 export class Peer {
   // hooks.ask(request, round) answers a server request {method, params} with its result,
-  // hooks.traffic(direction, message) sees every JSON-RPC message, hooks.round(entry) each round.
+  // hooks.traffic(direction, message) sees every JSON-RPC message, hooks.round(entry) each round,
+  // hooks.progress(params) each progress notification, hooks.credentials() the headers every
+  // request carries (the person's bearer token and headers).
   constructor(era, hooks) {
     this.era = era;
     this.hooks = hooks;
@@ -83,6 +85,7 @@ export class Peer {
     const headers = {
       "Content-Type": "application/json",
       Accept: "application/json, text/event-stream",
+      ...this.hooks.credentials(),
       ...extraHeaders,
     };
     if (this.era === LEGACY) {
@@ -103,6 +106,10 @@ export class Peer {
     const id = this.nextId++;
     const response = await this.post({ jsonrpc: "2.0", id, method, params }, extraHeaders);
     if (this.era === LEGACY && method === "initialize") this.session = response.headers.get("mcp-session-id");
+    if (response.status === 401 || response.status === 403) {
+      const challenge = response.headers.get("www-authenticate") ?? "";
+      throw new Error(`HTTP ${response.status}: the server wants a bearer token${response.status === 403 ? " with more scopes" : ""} (enter it under Bearer token) ${challenge}`.trim());
+    }
     if (response.status === 404 && this.era === LEGACY) {
       this.session = null;
       throw new SessionLost();
@@ -111,6 +118,8 @@ export class Peer {
       this.hooks.traffic("received", message);
       if (message.method !== undefined && message.id !== undefined) {
         await this.answerServerRequest(message, round);
+      } else if (message.method === "notifications/progress") {
+        this.hooks.progress(message.params ?? {});
       } else if (message.id === id) {
         if (message.error) throw new RpcError(message.error);
         return message.result;
@@ -140,7 +149,7 @@ export class Peer {
   // Ends the 2025-11-25 session, if one is open; the server forgets it at once.
   close() {
     if (this.era !== LEGACY || !this.session) return;
-    const headers = { "Mcp-Session-Id": this.session, "MCP-Protocol-Version": LEGACY };
+    const headers = { ...this.hooks.credentials(), "Mcp-Session-Id": this.session, "MCP-Protocol-Version": LEGACY };
     this.session = null;
     fetch(ENDPOINT, { method: "DELETE", headers, keepalive: true }).catch(() => {});
   }

@@ -6,6 +6,8 @@ import { Peer, RpcError, paramHeaders } from "/static/mcp.js";
 
 const $ = (id) => document.getElementById(id);
 const STATUS_EVERY_MS = 1500;
+const TOKEN_KEY = "mcpdi-dev-token";  // kept for this tab only, so a reload keeps it
+let progressTokens = 0;
 
 let peer = null;
 let version = null;
@@ -33,6 +35,18 @@ function showRoots() {
   $("roots-preview").replaceChildren(...roots().map((root) => element("li", { text: root.uri })));
 }
 
+// The headers every request carries: the bearer token and the person's own headers.
+function credentials() {
+  const headers = {};
+  for (const line of $("headers").value.split("\n")) {
+    const colon = line.indexOf(":");
+    if (colon > 0) headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  const token = $("token").value.trim();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  return headers;
+}
+
 function logRound(text) {
   $("rounds-section").hidden = false;
   $("rounds").append(element("li", { text }));
@@ -50,6 +64,11 @@ function newPeer() {
       else if (entry.kind === "complete") logRound(`Round ${entry.round}: ${entry.method} complete`);
     },
     ask: answer,
+    credentials,
+    progress: (params) => {
+      const total = params.total === undefined || params.total === null ? "" : `/${params.total}`;
+      logRound(`Progress ${params.progress}${total}${params.message ? ": " + params.message : ""}`);
+    },
   });
 }
 
@@ -187,7 +206,7 @@ function select(kind, item, button) {
   selected = { kind, item };
   $("call").hidden = false;
   $("outcome").hidden = true;
-  const key = kind === "resource" ? item.uri : item.name;
+  const key = { resource: item.uri, template: item.uriTemplate }[kind] ?? item.name;
   $("call-title").textContent = key;
   $("call-description").textContent = item.description ?? "";
   let schema = { properties: {} };
@@ -196,8 +215,12 @@ function select(kind, item, button) {
     for (const argument of item.arguments ?? []) schema.properties[argument.name] = { type: "string", title: argument.name, description: argument.description };
     schema.required = (item.arguments ?? []).filter((a) => a.required).map((a) => a.name);
   }
+  if (kind === "template") {
+    for (const name of templateVariables(item.uriTemplate)) schema.properties[name] = { type: "string", title: name };
+    schema.required = Object.keys(schema.properties);
+  }
   selected.read = renderFields($("call-fields"), schema, "arg");
-  const verb = { tool: "Call", prompt: "Get", resource: "Read" }[kind];
+  const verb = { tool: "Call", prompt: "Get", resource: "Read", template: "Read" }[kind];
   $("call-button").textContent = `${verb} ${key}`;
   $("graph-section").hidden = kind !== "tool";
   if (kind === "tool") loadGraph(item.name);
@@ -225,9 +248,33 @@ function submit(event) {
     return;
   }
   const { kind, item } = selected;
-  if (kind === "tool") run(() => peer.request("tools/call", { name: item.name, arguments: values }, paramHeaders(item.inputSchema, values)), showToolResult);
+  const meta = { progressToken: `dev-${++progressTokens}` };
+  if (kind === "tool") run(() => peer.request("tools/call", { name: item.name, arguments: values, _meta: meta }, paramHeaders(item.inputSchema, values)), showToolResult);
   if (kind === "prompt") run(() => peer.request("prompts/get", { name: item.name, arguments: values }), (result) => showOutcome(json(result.messages ?? result)));
   if (kind === "resource") run(() => peer.request("resources/read", { uri: item.uri }), (result) => showOutcome(json(result.contents ?? result)));
+  if (kind === "template") run(() => peer.request("resources/read", { uri: expandTemplate(item.uriTemplate, values) }), (result) => showOutcome(json(result.contents ?? result)));
+}
+
+// The variables of an RFC 6570 template (`{name}`, `{+path}`, `{?a,b}`), in order.
+function templateVariables(template) {
+  const names = [];
+  for (const [, expression] of template.matchAll(/\{([^}]*)\}/g)) {
+    for (const name of expression.replace(/^[+#./;?&]/, "").split(",")) if (name && !names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+function expandTemplate(template, values) {
+  return template.replace(/\{([^}]*)\}/g, (_, expression) => {
+    const operator = /^[+#./;?&]/.test(expression) ? expression[0] : "";
+    const names = expression.slice(operator.length).split(",");
+    const encode = operator === "+" || operator === "#" ? encodeURI : encodeURIComponent;
+    if (operator === "?" || operator === "&") {
+      const pairs = names.filter((n) => values[n]).map((n) => `${n}=${encodeURIComponent(values[n])}`);
+      return pairs.length ? operator + pairs.join("&") : "";
+    }
+    return names.map((n) => encode(values[n] ?? "")).join(",");
+  });
 }
 
 async function list(method, key, container, kind) {
@@ -241,9 +288,9 @@ async function list(method, key, container, kind) {
   }
   if (!items.length) container.append(element("li", { class: "help", text: "none" }));
   for (const item of items) {
-    const key = kind === "resource" ? item.uri : item.name;
+    const key = { resource: item.uri, template: item.uriTemplate }[kind] ?? item.name;
     const button = element("button", { type: "button", "data-name": key }, key);
-    const about = [kind === "resource" && item.name !== item.uri ? item.name : "", item.description?.split("\n")[0]].filter(Boolean).join(": ");
+    const about = [(kind === "resource" || kind === "template") && item.name !== key ? item.name : "", item.description?.split("\n")[0]].filter(Boolean).join(": ");
     if (about) button.append(element("span", { class: "sub", text: about }));
     button.addEventListener("click", () => select(kind, item, button));
     container.append(element("li", {}, button));
@@ -251,6 +298,7 @@ async function list(method, key, container, kind) {
 }
 
 async function refresh() {
+  delete document.body.dataset.ready;
   traffic = null;
   $("raw-log").textContent = "";
   peer?.close();
@@ -262,6 +310,7 @@ async function refresh() {
     await list("tools/list", "tools", $("tools"), "tool");
     await list("prompts/list", "prompts", $("prompts"), "prompt");
     await list("resources/list", "resources", $("resources"), "resource");
+    await list("resources/templates/list", "resourceTemplates", $("templates"), "template");
     document.body.dataset.ready = peer.era;
   } catch (error) {
     say(`Cannot reach the server: ${error.message}`, true);
@@ -293,6 +342,13 @@ async function watchStatus() {
 }
 
 $("call-form").addEventListener("submit", submit);
+$("token").value = sessionStorage.getItem(TOKEN_KEY) ?? "";
+for (const id of ["token", "headers"]) {
+  $(id).addEventListener("change", () => {
+    sessionStorage.setItem(TOKEN_KEY, $("token").value);
+    refresh();
+  });
+}
 window.addEventListener("pagehide", () => peer?.close());
 $("roots").addEventListener("input", showRoots);
 for (const radio of document.querySelectorAll('input[name="era"]')) radio.addEventListener("change", refresh);

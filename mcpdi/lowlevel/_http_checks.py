@@ -1,0 +1,74 @@
+"""What a 2026-07-28 HTTP request must show before it is served: headers that agree with its body.
+
+The runner runs these on a connection that carries the request's headers
+(`Connection.for_modern_request(http_headers=...)`), before the envelope is read, so every HTTP
+transport on `mcpdi.lowlevel` gets them: the routing headers against the envelope and method
+(protocol.md §2.6), then a `tools/call`'s `Mcp-Param-*` headers against its arguments.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from mcpdi.lowlevel._envelope import check_routing, fold_header_pairs
+from mcpdi.lowlevel._errors import HEADER_MISMATCH, MCPError
+from mcpdi.lowlevel._param_headers import validate_mcp_param_headers
+
+if TYPE_CHECKING:
+    from mcpdi.lowlevel._connection import Peer
+    from mcpdi.lowlevel._jsonrpc import Request
+    from mcpdi.lowlevel._runner import Runner
+
+__all__ = ("http_request_problem",)
+
+logger = logging.getLogger("mcpdi")
+
+
+async def http_request_problem(
+    runner: Runner[Any], request: Request, headers: Sequence[tuple[str, str]], peer: Peer
+) -> MCPError | None:
+    """The first way `request`'s HTTP headers disagree with its body, or None (rungs in the
+    reference order: routing headers and envelope, then `Mcp-Param-*`)."""
+    folded, duplicated = fold_header_pairs(headers)
+    problem = check_routing(folded, duplicated, request.method, request.params)
+    if problem is None and request.method == "tools/call":
+        problem = await _mcp_param_problem(runner, request.params, headers, peer)
+    return problem
+
+
+async def _mcp_param_problem(
+    runner: Runner[Any], params: Mapping[str, Any] | None, headers: Sequence[tuple[str, str]], peer: Peer
+) -> MCPError | None:
+    """`-32020` when a `tools/call`'s `Mcp-Param-*` headers disagree with its arguments."""
+    if params is None:
+        return None
+    name = params.get("name")
+    arguments = params.get("arguments")
+    if not isinstance(name, str) or (arguments is not None and not isinstance(arguments, Mapping)):
+        return None
+    if not arguments and not any(header.startswith("mcp-param-") for header, _ in headers):
+        return None
+    for header, value in headers:
+        if header.startswith("mcp-param-") and not (value.isascii() and value.isprintable()):
+            # Header bytes are read as latin-1: a raw non-ASCII byte is no valid value. The
+            # spec sends non-ASCII text as `=?base64?...?=`.
+            msg = (
+                f"The {header} header holds a raw non-ASCII or control character; "
+                "send such values Base64-encoded as =?base64?...?="
+            )
+            return MCPError(HEADER_MISMATCH, msg)
+    meta = params.get("_meta")
+    try:
+        rules = await runner.tool_header_rules(
+            name, meta=cast("Mapping[str, Any]", meta) if isinstance(meta, Mapping) else None, peer=peer
+        )
+    except Exception:
+        # Header validation must never break a working call: skip it, loudly.
+        logger.exception("Mcp-Param header validation skipped: the input schema of %r is unavailable", name)
+        return None
+    if not rules:
+        return None  # unknown tool, or one that mirrors no argument (other headers are ignored)
+    problem = validate_mcp_param_headers(rules, cast("Mapping[str, Any] | None", arguments), headers)
+    return MCPError(HEADER_MISMATCH, problem) if problem is not None else None
