@@ -49,6 +49,7 @@ from mcpdi_transport._http._security import (
     security_policy,
 )
 from mcpdi_transport._http._session import DEFAULT_CLIENT_REQUEST_TIMEOUT
+from mcpdi_transport._http._signals import drain_on_signals
 from mcpdi_transport._listen import ServesMCP, bind_socket
 from mcpdi_transport._outbound import OutboundRequests, request_key
 from mcpdi_transport._serving import serve_message
@@ -268,6 +269,10 @@ class _SseEndpoints:
 
         session.group.start_soon(answer)
 
+    async def end_when(self, signalled: anyio.Event) -> None:
+        await signalled.wait()
+        self.end_all()
+
     def end_all(self) -> None:
         for session in list(self.sessions.values()):
             session.close()
@@ -355,13 +360,18 @@ def build_sse_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncGenerator[None]:
-        async with server.running() as runner:
+        async with server.running() as runner, anyio.create_task_group() as group:
             endpoints.runner = runner
+            signalled = anyio.Event()
+            group.start_soon(endpoints.end_when, signalled)
             try:
-                yield
+                # At SIGTERM or Ctrl-C the streams end, so the server need not wait on them.
+                with drain_on_signals(signalled.set):
+                    yield
             finally:
                 endpoints.runner = None
                 endpoints.end_all()
+                group.cancel_scope.cancel()
 
     body_limit = Middleware(
         BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout, exempt_path=message_path

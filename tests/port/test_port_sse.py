@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -281,9 +282,10 @@ async def test_run_sse_serves_until_terminated(tmp_path: Path) -> None:
             ):
                 await session.initialize()
                 assert text(await session.call_tool("double", {"x": 4})) == "8"
-            process.terminate()
-            # uvicorn shuts down cleanly, then re-raises the signal it caught, as it does for the SDK
-            assert await process.wait() == -signal.SIGTERM
+                # With the stream still open: the server ends it rather than wait for the client.
+                process.terminate()
+                # uvicorn shuts down cleanly, then re-raises the signal it caught, as for the SDK
+                assert await process.wait() == -signal.SIGTERM
             assert process.stderr is not None
             log = b"".join([chunk async for chunk in process.stderr]).decode()
             assert "Application shutdown complete." in log
@@ -314,3 +316,60 @@ async def test_v1_fastmcp_serves_sse_from_its_settings_and_names_its_mount_path(
     ):
         await session.initialize()
         assert text(await session.call_tool("double", {"x": 5})) == "10"
+
+
+def rpc(id_: int | None, method: str, params: dict[str, Any] | None = None) -> bytes:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if id_ is not None:
+        message["id"] = id_
+    if params is not None:
+        message["params"] = params
+    return json.dumps(message).encode()
+
+
+async def test_a_cancelled_call_and_the_calls_of_a_closed_stream_stop() -> None:
+    mcp = mcpdi.MCPServer("Slow")
+    started: list[anyio.Event] = [anyio.Event(), anyio.Event()]
+    stopped: list[anyio.Event] = [anyio.Event(), anyio.Event()]
+
+    @mcp.tool()
+    async def wait(n: int) -> str:
+        started[n].set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            stopped[n].set()
+        return "never"
+
+    init = {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    with anyio.fail_after(30):
+        async with serve(mcp.sse_app(), "") as base, httpx2.AsyncClient(timeout=10) as http:
+            async with http.stream("GET", f"{base}/sse") as response:
+                lines = response.aiter_lines()
+
+                async def next_data() -> dict[str, Any]:
+                    async for line in lines:
+                        if line.startswith("data: "):
+                            return json.loads(line.removeprefix("data: "))
+                    raise AssertionError("the stream ended")
+
+                message_url = ""
+                async for line in lines:
+                    if line.startswith("data: "):
+                        message_url = base + line.removeprefix("data: ")
+                        break
+                for body in [rpc(1, "initialize", init), rpc(None, "notifications/initialized")]:
+                    assert (await http.post(message_url, content=body, headers=JSON)).status_code == 202
+                assert (await next_data())["id"] == 1
+                call = rpc(2, "tools/call", {"name": "wait", "arguments": {"n": 0}})
+                assert (await http.post(message_url, content=call, headers=JSON)).status_code == 202
+                await started[0].wait()
+                cancel = rpc(None, "notifications/cancelled", {"requestId": 2})
+                assert (await http.post(message_url, content=cancel, headers=JSON)).status_code == 202
+                await stopped[0].wait()
+                call = rpc(3, "tools/call", {"name": "wait", "arguments": {"n": 1}})
+                assert (await http.post(message_url, content=call, headers=JSON)).status_code == 202
+                await started[1].wait()
+            await stopped[1].wait()  # the client left: its call is cancelled
+            response = await http.post(message_url, content=rpc(4, "ping"), headers=JSON)
+            assert (response.status_code, response.text) == (404, "Could not find session")
