@@ -480,7 +480,7 @@ def logged_outcome(log: list[Any], run: Any, *args: Any) -> tuple[Any, ...]:
     return (*got, list(log))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(graphs_with_cleanup())
 def test_cleanup_rounds_in_generated_code_match_the_interpreter_values_errors_and_cleanup_order(
     case: CleanupCase,
@@ -587,7 +587,7 @@ def rounds_of(log: list[Any], run: Any, rounds: int) -> tuple[list[Any], list[An
     return gave, list(log)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(graphs_with_call_scope())
 def test_call_scoped_rounds_in_generated_code_match_the_interpreter_round_after_round(case: CallCase) -> None:
     from mcpdi.engine._interpret import UNSET, resume
