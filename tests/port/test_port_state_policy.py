@@ -19,6 +19,8 @@ from pydantic import BaseModel
 from mcpdi import (
     AccessToken,
     Elicit,
+    HmacCodec,
+    InvalidRequestState,
     MCPError,
     MCPServer,
     RequestStateSecurity,
@@ -81,18 +83,20 @@ def test_codec_is_the_one_in_use_as_in_the_sdk() -> None:
     codec = Codec()
     for policy in (RequestStateSecurity, SdkPolicy):
         assert policy(codec=codec).codec is codec
-        built_in = policy(keys=[KEY]).codec
+        built_in: Any = policy(keys=[KEY]).codec  # the SDK's is AES-GCM, mcpdi's HMAC
         assert built_in.unseal(built_in.seal(b"state")) == b"state"
 
 
 def test_ephemeral_is_a_key_of_its_own_with_the_sdks_options() -> None:
     first = RequestStateSecurity.ephemeral(ttl=30, audience="Shop")
     second = RequestStateSecurity.ephemeral()
+    assert isinstance(first.codec, HmacCodec)
+    assert isinstance(second.codec, HmacCodec)
     token = first.codec.seal(b"state")
 
     assert (first.ttl, first.audience, first.is_ephemeral) == (30, "Shop", True)
     assert first.codec.unseal(token) == b"state"
-    with pytest.raises(Exception, match="not in the ring"):
+    with pytest.raises(InvalidRequestState, match="not in the ring"):
         second.codec.unseal(token)
     assert not RequestStateSecurity(keys=[KEY]).is_ephemeral
 
