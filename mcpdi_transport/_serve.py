@@ -88,7 +88,12 @@ async def serve_http(
     import uvicorn  # only HTTP serving needs it
 
     from mcpdi_transport._http._app import build_http_app
-    from mcpdi_transport._http._uvicorn import DrainingServer, RateLimitedLogs, header_deadline_protocol
+    from mcpdi_transport._http._uvicorn import (
+        DrainingServer,
+        RateLimitedLogs,
+        header_deadline_protocol,
+        serve_on_socket,
+    )
 
     # A socket handed in is already listening (a worker process of `mcpdi run --workers`).
     sock = bind_socket(host, port) if sock is None else sock
@@ -117,37 +122,24 @@ async def serve_http(
         abandoned=app.state.mcpdi_abandoned,
         exit_deadline=shutdown_grace + _ANSWERS_AFTER_GRACE + _EXIT_AFTER_ANSWERS,
     )
-    stopped = anyio.Event()
     quiet = RateLimitedLogs()
     noisy = [logging.getLogger(name) for name in ("uvicorn.error", "asyncio", "mcpdi_transport", "mcpdi")]
 
-    async def run() -> None:
-        try:
-            with anyio.CancelScope(shield=True):
-                await uvicorn_server.serve(sockets=[sock])
-        finally:
-            sock.close()
-            stopped.set()
+    def started() -> None:
+        logger.info("serving MCP on http://%s:%d/mcp", host, bound_port)
+        task_status.started(bound_port)
+
+    def stopping() -> None:
+        if not uvicorn_server.should_exit:
+            drain(shutdown_grace)
 
     for noisy_logger in noisy:
         noisy_logger.addFilter(quiet)
-
-    async with anyio.create_task_group() as group:
-        group.start_soon(run)
-        try:
-            with anyio.fail_after(_STARTUP_TIMEOUT):
-                while not uvicorn_server.started and not stopped.is_set():
-                    await anyio.sleep(0.01)
-            if uvicorn_server.started:
-                logger.info("serving MCP on http://%s:%d/mcp", host, bound_port)
-                task_status.started(bound_port)
-            await stopped.wait()
-        finally:
-            if not uvicorn_server.should_exit:
-                drain(shutdown_grace)
-            uvicorn_server.should_exit = True
-            for noisy_logger in noisy:
-                noisy_logger.removeFilter(quiet)
+    try:
+        await serve_on_socket(uvicorn_server, sock, started=started, stopping=stopping)
+    finally:
+        for noisy_logger in noisy:
+            noisy_logger.removeFilter(quiet)
 
 
 def run_server(

@@ -21,8 +21,6 @@ __all__ = ("DEV_HOST", "ServerDidNotStart", "run_dev", "serve_dev")
 DEV_HOST: Final = "127.0.0.1"
 """The page can call every tool of the server: it is served on loopback only."""
 
-_STARTUP_TIMEOUT: Final = 30.0
-
 
 class ServerDidNotStart(Exception):
     """The server's lifespan failed before the first request could be served."""
@@ -90,38 +88,22 @@ async def _serve_page(
     import uvicorn
 
     from mcpdi_transport._dev._app import MCP_PATH, build_dev_app
+    from mcpdi_transport._http._uvicorn import serve_on_socket
 
     bound: int = sock.getsockname()[1]
     # The app has no lifespan of its own: the slot runs the server's.
     config = uvicorn.Config(build_dev_app(slot, host=DEV_HOST), log_level=log_level, lifespan="off")
     server = uvicorn.Server(config)
-    stopped = anyio.Event()
 
-    async def run() -> None:
-        try:
-            with anyio.CancelScope(shield=True):
-                await server.serve(sockets=[sock])
-        finally:
-            stopped.set()
+    def started() -> None:
+        if out is not None:
+            page = f"http://{DEV_HOST}:{bound}/"
+            endpoint = f"{page.rstrip('/')}{MCP_PATH}"
+            print(f"mcpdi dev: {page}  (MCP endpoint {endpoint})", file=out, flush=True)
+            print(f"mcpdi dev: watching {slot.watched} for changes; Ctrl-C stops", file=out, flush=True)
+        task_status.started(bound)
 
-    async with anyio.create_task_group() as group:
-        group.start_soon(run)
-        try:
-            with anyio.fail_after(_STARTUP_TIMEOUT):
-                while not server.started and not stopped.is_set():
-                    await anyio.sleep(0.01)
-            if server.started:
-                if out is not None:
-                    page = f"http://{DEV_HOST}:{bound}/"
-                    endpoint = f"{page.rstrip('/')}{MCP_PATH}"
-                    print(f"mcpdi dev: {page}  (MCP endpoint {endpoint})", file=out, flush=True)
-                    print(
-                        f"mcpdi dev: watching {slot.watched} for changes; Ctrl-C stops", file=out, flush=True
-                    )
-                task_status.started(bound)
-            await stopped.wait()
-        finally:
-            server.should_exit = True
+    await serve_on_socket(server, sock, started=started, close_socket=False)
 
 
 def run_dev(load: Callable[[], Any], watched: Path, port: int, out: TextIO) -> None:

@@ -406,28 +406,15 @@ async def serve_sse(
     """
     import uvicorn
 
+    from mcpdi_transport._http._uvicorn import serve_on_socket
+
     sock = bind_socket(host, port)
     bound_port: int = sock.getsockname()[1]
     app = build_sse_app(server, host=host, **app_options)
     uvicorn_server = uvicorn.Server(uvicorn.Config(app, log_level=log_level, lifespan="on"))
-    stopped = anyio.Event()
 
-    async def run() -> None:
-        try:
-            with anyio.CancelScope(shield=True):
-                await uvicorn_server.serve(sockets=[sock])
-        finally:
-            sock.close()
-            stopped.set()
+    def started() -> None:
+        logger.info("serving MCP over HTTP+SSE on http://%s:%d/sse", host, bound_port)
+        task_status.started(bound_port)
 
-    async with anyio.create_task_group() as group:
-        group.start_soon(run)
-        try:
-            while not uvicorn_server.started and not stopped.is_set():
-                await anyio.sleep(0.01)
-            if uvicorn_server.started:
-                logger.info("serving MCP over HTTP+SSE on http://%s:%d/sse", host, bound_port)
-                task_status.started(bound_port)
-            await stopped.wait()
-        finally:
-            uvicorn_server.should_exit = True
+    await serve_on_socket(uvicorn_server, sock, started=started)

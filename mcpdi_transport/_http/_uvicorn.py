@@ -7,6 +7,7 @@ import importlib.util
 import logging
 import math
 import os
+import socket
 import sys
 import threading
 import time
@@ -14,15 +15,66 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, Final, Literal, Protocol
 
+import anyio
 import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ("DrainingServer", "HttpParser", "RateLimitedLogs", "header_deadline_protocol", "pick_http_parser")
+__all__ = (
+    "DrainingServer",
+    "HttpParser",
+    "RateLimitedLogs",
+    "header_deadline_protocol",
+    "pick_http_parser",
+    "serve_on_socket",
+)
 
 HttpParser = Literal["auto", "h11", "httptools"]
 
 logger = logging.getLogger("mcpdi_transport")
+
+STARTUP_TIMEOUT: Final = 30.0
+"""Seconds uvicorn may take to start accepting connections."""
+
+
+async def serve_on_socket(
+    server: uvicorn.Server,
+    sock: socket.socket,
+    *,
+    started: Callable[[], None],
+    stopping: Callable[[], None] | None = None,
+    close_socket: bool = True,
+) -> None:
+    """Run `server` on the listening `sock` until it stops or the caller is cancelled.
+
+    `started()` is called once uvicorn accepts connections (never, if it stops first).
+    On the way out `stopping()` runs, then uvicorn is told to exit; its own graceful
+    shutdown is shielded from the caller's cancellation, so it always finishes.
+    """
+    stopped = anyio.Event()
+
+    async def run() -> None:
+        try:
+            with anyio.CancelScope(shield=True):
+                await server.serve(sockets=[sock])
+        finally:
+            if close_socket:
+                sock.close()
+            stopped.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        try:
+            with anyio.fail_after(STARTUP_TIMEOUT):
+                while not server.started and not stopped.is_set():
+                    await anyio.sleep(0.01)
+            if server.started:
+                started()
+            await stopped.wait()
+        finally:
+            if stopping is not None:
+                stopping()
+            server.should_exit = True
 
 
 def pick_http_parser(http: HttpParser) -> Literal["h11", "httptools"]:
