@@ -104,12 +104,14 @@ def _validated(checker: TypeAdapter[Any], where: str, wanted: str, value: Any) -
     if isinstance(value, OUTCOME_TYPES):
         return value  # a resolver may hand over an outcome itself; its data was checked when answered
     try:
-        checker.validate_python(value, strict=True)
+        validated = checker.validate_python(value, strict=True)
     except ValidationError as error:
         problem = error.errors(include_url=False)[0]["msg"] if error.error_count() else str(error)
         msg = f"{where} returned {type(value).__qualname__}, but the parameter takes {wanted}: {problem}"
         raise InvalidResolverResult(msg) from None
-    return value
+    # Strict validation converts only a dict into the model it describes: hand over that model.
+    # A value of the right type is handed over as itself (no copy).
+    return validated if type(validated) is not type(value) else value
 
 
 def _then(first: Callable[[Any], Any], second: Callable[[Any], Any], value: Any) -> Any:

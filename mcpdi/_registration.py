@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -87,10 +88,30 @@ def compile_mcp_plan(
     )
     check_questions(plan)
     check_kept(plan)
+    _warn_of_unannotated_context(plan)
     checks = check_boundaries(plan)
     if not checks:
         return plan
     return replace(plan, run=_checking(plan.run, checks), resolve=_checking(plan.resolve, checks))
+
+
+_CONTEXT_NAMES = frozenset({"ctx", "context"})
+logger = logging.getLogger("mcpdi")
+
+
+def _warn_of_unannotated_context(plan: Plan) -> None:
+    """A `ctx` parameter without its `Context` annotation is a call argument the model must
+    send, which is rarely what the name means: say so at registration."""
+    for argument in plan.arguments:
+        if argument.name in _CONTEXT_NAMES:
+            logger.warning(
+                "%s (%s): parameter %r is not annotated as Context, so it is a call argument the "
+                "client must send; write `%s: Context` to receive the request's Context",
+                plan.name,
+                plan.location,
+                argument.name,
+                argument.name,
+            )
 
 
 def _checking(run: RunFunction, checks: tuple[ArgumentCheck, ...]) -> RunFunction:

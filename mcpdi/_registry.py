@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from mcp_types import ListToolsResult, Prompt, Resource, ResourceTemplate, Tool
 
@@ -18,6 +18,7 @@ from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
 if TYPE_CHECKING:
     from mcpdi._options import PromptOptions, ResourceOptions, ToolOptions
     from mcpdi._resource_security import ResourceSecurity
+    from mcpdi.engine import Plan
     from mcpdi.lowlevel._param_headers import HeaderParam
 
 __all__ = ("Kind", "Registry")
@@ -35,6 +36,7 @@ class Registry:
     """
 
     __slots__ = (
+        "_scopes",
         "_tools_listed",
         "_validate_resolvers",
         "_warn_on_duplicate",
@@ -51,6 +53,7 @@ class Registry:
         self.prompts: dict[str, RegisteredPrompt] = {}
         self.resources: dict[str, RegisteredResource] = {}
         self.tool_scopes: dict[str, tuple[str, ...]] = {}
+        self._scopes: dict[Callable[..., Any], tuple[str, str]] = {}  # resolver: its scope, and where
         # tools/list's result in wire form, with the entries it was dumped from
         self._tools_listed: tuple[tuple[RegisteredTool, ...], dict[str, Any]] | None = None
 
@@ -92,6 +95,24 @@ class Registry:
                 logger.warning("%s already exists: %s (the first definition is kept)", kind.capitalize(), key)
             return
         registry[key] = entry
+        self._note_scopes(f"{kind} {key!r}", cast("Any", entry).plan)
+
+    def _note_scopes(self, where: str, plan: Plan) -> None:
+        """Warn of a resolver given two scopes in one server: it would get two lifetimes."""
+        for step in plan.steps:
+            seen = self._scopes.setdefault(step.fn, (step.scope, where))
+            if seen[0] != step.scope:
+                logger.warning(
+                    "resolver %s (%s) has scope %r in %s and %r in %s: each gets its own value and "
+                    "lifetime; give every Resolve(%s) one scope",
+                    step.name,
+                    step.location,
+                    seen[0],
+                    seen[1],
+                    step.scope,
+                    where,
+                    step.name,
+                )
 
     def remove_tool(self, name: str) -> None:
         if self.tools.pop(name, None) is None:

@@ -14,13 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from mcpdi._server import MCPServer
 
-__all__ = ("SSE_NOT_SERVED", "add_sdk_objects", "prompt_parts", "refuse_unserved", "tool_parts")
-
-SSE_NOT_SERVED: Final = (
-    "sse_app() is not served by mcpdi: the HTTP+SSE transport of protocol 2024-11-05 is replaced by "
-    "Streamable HTTP; serve mcp.streamable_http_app() (or mcp.run('streamable-http')), which every "
-    "client of protocol 2025-03-26 or later speaks"
-)
+__all__ = ("add_sdk_objects", "prompt_parts", "refuse_unserved", "tool_parts")
 
 _UNSERVED: Final = {
     "extensions": (

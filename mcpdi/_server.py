@@ -31,7 +31,7 @@ from mcpdi._overrides import ResolverOverrides
 from mcpdi._registration import caller_namespace
 from mcpdi._registry import Registry
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
-from mcpdi._sdk_server import SSE_NOT_SERVED, add_sdk_objects, refuse_unserved
+from mcpdi._sdk_server import add_sdk_objects, refuse_unserved
 from mcpdi._settings import LogLevelName, Settings
 from mcpdi._state._security import RequestStateSecurity
 from mcpdi._tools import RegisteredTool
@@ -232,9 +232,22 @@ class MCPServer(Registering, Identity, Generic[LifespanT]):
         """
         return serving.streamable_http_app(self, stateless_http, json_response, streamable_http_path, options)
 
-    def sse_app(self, **options: Any) -> Starlette:
-        """The official SDK's legacy HTTP+SSE app, which mcpdi does not serve: `TypeError` naming the fix."""
-        raise TypeError(SSE_NOT_SERVED)
+    def sse_app(
+        self, *, sse_path: str = "/sse", message_path: str = "/messages/", **options: Any
+    ) -> Starlette:
+        """A Starlette app serving this server over the legacy HTTP+SSE transport (protocol 2024-11-05).
+
+        For clients that still speak it: `GET sse_path` opens the event stream, messages
+        are POSTed to `message_path?session_id=...`. The keywords are the reference SDK's
+        (`max_request_body_size`, `transport_security`, `host`) or `build_http_app`'s for
+        the same checks; the server's `serving_options` hold as for `streamable_http_app`.
+        """
+        return serving.sse_app(self, sse_path, message_path, options)
+
+    async def run_sse_async(self, *, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+        """Serve over the legacy HTTP+SSE transport in the running event loop until cancelled."""
+        self._server.serving_options = self.serving_options
+        await serve_async(self, "sse", host=host, port=port, **options)
 
     def run(
         self,

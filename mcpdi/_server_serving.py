@@ -1,4 +1,4 @@
-"""How an `MCPServer` is served: `run`, `streamable_http_app` and `custom_route` behind its methods.
+"""How an `MCPServer` is served: `run`, its HTTP apps and `custom_route` behind its methods.
 
 Each keeps the server's `serving_options` on its low-level `Server` (bearer auth, custom
 routes and debug hold however it is started); `run` and the app map the reference SDK's
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from mcpdi._server import MCPServer
     from mcpdi.lowlevel._handover import TransportName
 
-__all__ = ("custom_route", "run", "streamable_http_app")
+__all__ = ("custom_route", "run", "sse_app", "streamable_http_app")
 
 Endpoint = Callable[[Any], Awaitable[Any]]
 
@@ -50,6 +50,14 @@ def streamable_http_app(
     mcp.server.serving_options = mcp.serving_options
     app = build_app(mcp, **_http_options(stateless_http, json_response, streamable_http_path), **options)
     return mcp.server.keep_session_manager(app)
+
+
+def sse_app(mcp: MCPServer[Any], sse_path: str, message_path: str, options: dict[str, Any]) -> Starlette:
+    """`mcp.sse_app(...)`: the legacy HTTP+SSE app, `GET sse_path` and `POST message_path`."""
+    from mcpdi.lowlevel._handover import build_sse_app
+
+    mcp.server.serving_options = mcp.serving_options
+    return build_sse_app(mcp, sse_path=sse_path, message_path=message_path, **options)
 
 
 def run(

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from mcpdi_transport._client._rounds import RoundLimitExceeded as RoundLimitExceeded
     from mcpdi_transport._client._stdio import StdioTarget as StdioTarget
     from mcpdi_transport._http._app import build_http_app as build_http_app
+    from mcpdi_transport._http._sse_transport import build_sse_app as build_sse_app
+    from mcpdi_transport._http._sse_transport import serve_sse as serve_sse
     from mcpdi_transport._http._store import EventStore as EventStore
     from mcpdi_transport._http._store import SessionStore as SessionStore
     from mcpdi_transport._jwt import JwtVerifier as JwtVerifier
@@ -60,13 +62,17 @@ __all__ = (
     "StdioTarget",
     "StoreUnavailable",
     "build_http_app",
+    "build_sse_app",
     "run_server",
     "serve_http",
+    "serve_sse",
     "serve_stdio",
 )
 
 _HOMES = {
     "build_http_app": "mcpdi_transport._http._app",
+    "build_sse_app": "mcpdi_transport._http._sse_transport",
+    "serve_sse": "mcpdi_transport._http._sse_transport",
     "CannotListen": "mcpdi_transport._listen",
     "JwtVerifier": "mcpdi_transport._jwt",
     "Client": "mcpdi_transport._client._client",

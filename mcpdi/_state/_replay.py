@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import heapq
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable, Generator
@@ -70,7 +71,7 @@ class MemoryReplayStore:
 
     def _claim_now(self, state_id: str, expires_at: float) -> bool:
         """`claim` without the coroutine: True the first time `state_id` is seen while live."""
-        peer = current_peer()
+        peer = sys.intern(current_peer())  # one string per peer, however many ids it holds
         with self._lock:
             now = self._clock()
             self._drop_expired(now)

@@ -16,9 +16,9 @@ if TYPE_CHECKING:
 
     from mcpdi_transport._listen import ServesMCP
 
-__all__ = ("TransportName", "build_app", "serve", "serve_async")
+__all__ = ("TransportName", "build_app", "build_sse_app", "serve", "serve_async")
 
-TransportName = Literal["stdio", "streamable-http", "http"]
+TransportName = Literal["stdio", "streamable-http", "http", "sse"]
 
 
 def _transport() -> Any:
@@ -39,10 +39,21 @@ def build_app(server: ServesMCP, **options: Any) -> Starlette:
     return app
 
 
+def build_sse_app(server: ServesMCP, **options: Any) -> Starlette:
+    """A Starlette app serving `server` over the legacy HTTP+SSE transport (SDK spellings taken)."""
+    app: Starlette = _transport().build_sse_app(server, **app_options(options))
+    return app
+
+
 def serve(server: ServesMCP, transport: TransportName, **options: Any) -> None:
     """Serve `server` until stopped (`mcpdi_transport.run_server`); blocks."""
+    if transport == "sse":
+        import anyio
+
+        anyio.run(lambda: serve_async(server, "sse", **options))
+        return
     if transport not in ("stdio", "streamable-http", "http"):
-        msg = f"unknown transport {transport!r}; use 'stdio' or 'streamable-http' (alias 'http')"
+        msg = f"unknown transport {transport!r}; use 'stdio', 'streamable-http' (alias 'http') or 'sse'"
         raise ValueError(msg)
     _transport().run_server(server, transport, **app_options(options))
 
@@ -53,6 +64,8 @@ async def serve_async(server: ServesMCP, transport: TransportName, **options: An
         await _transport().serve_stdio(server, **options)
     elif transport in ("streamable-http", "http"):
         await _transport().serve_http(server, **app_options(options))
+    elif transport == "sse":
+        await _transport().serve_sse(server, **app_options(options))
     else:
-        msg = f"unknown transport {transport!r}; use 'stdio' or 'streamable-http' (alias 'http')"
+        msg = f"unknown transport {transport!r}; use 'stdio', 'streamable-http' (alias 'http') or 'sse'"
         raise ValueError(msg)

@@ -14,6 +14,7 @@ import pytest
 from inline_snapshot import snapshot
 from pydantic import BaseModel
 
+import mcpdi
 from mcpdi import (
     Elicit,
     ElicitationResult,
@@ -415,3 +416,88 @@ def test_a_scalar_edge_is_refused_exactly_when_the_boundary_analysis_refuses_it(
     else:
         mcp.add_tool(tool)
         assert mcp.registered_tool("tool").plan.steps[0].returns is returns
+
+
+class Card(BaseModel):
+    number: str
+
+
+def card_as_dict() -> Any:
+    return {"number": "4242"}
+
+
+def shared_card() -> Card:
+    return SHARED_CARD
+
+
+SHARED_CARD = Card(number="1111")
+
+
+@pytest.mark.anyio
+async def test_a_validated_dict_for_a_model_parameter_reaches_the_body_as_the_model() -> None:
+    mcp = MCPServer("Cards")
+
+    @mcp.tool()
+    def pay(
+        card: Annotated[Card, Resolve(card_as_dict, validate=True)],
+        same: Annotated[Card, Resolve(shared_card, validate=True)],
+    ) -> str:
+        return f"{type(card).__name__} {card.number}; the resolver's own object: {same is SHARED_CARD}"
+
+    result = await mcp.call_tool("pay")
+    assert result.structured_content == {"result": "Card 4242; the resolver's own object: True"}
+
+
+def test_a_ctx_parameter_without_its_context_annotation_is_warned_of_at_registration(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    mcp = MCPServer("Warned")
+    with caplog.at_level(logging.WARNING, logger="mcpdi"):
+
+        @mcp.tool()
+        def lookup(title: str, ctx) -> str:  # pyright: ignore[reportMissingParameterType]
+            return title
+
+    (record,) = caplog.records
+    assert re.sub(r"\(.*:\d+\)", "(<here>)", record.getMessage()) == (
+        "lookup (<here>): parameter 'ctx' is not annotated as Context, so it is a call argument the "
+        "client must send; write `ctx: Context` to receive the request's Context"
+    )
+
+
+def test_a_ctx_parameter_annotated_as_context_is_not_warned_of(caplog: pytest.LogCaptureFixture) -> None:
+    mcp = MCPServer("Quiet")
+    with caplog.at_level(logging.WARNING, logger="mcpdi"):
+
+        @mcp.tool()
+        def lookup(title: str, ctx: mcpdi.Context) -> str:
+            return title
+
+    assert caplog.records == []
+
+
+def a_connection() -> str:
+    return "connection"
+
+
+def test_one_resolver_with_two_scopes_in_one_server_is_warned_of(caplog: pytest.LogCaptureFixture) -> None:
+    mcp = MCPServer("Scopes")
+    with caplog.at_level(logging.WARNING, logger="mcpdi"):
+
+        @mcp.tool()
+        def first(conn: Annotated[str, Resolve(a_connection, scope="app")]) -> str:
+            return conn
+
+        @mcp.tool()
+        def second(conn: Annotated[str, Resolve(a_connection)]) -> str:
+            return conn
+
+        @mcp.tool()
+        def third(conn: Annotated[str, Resolve(a_connection, scope="app")]) -> str:
+            return conn
+
+    (record,) = caplog.records
+    assert re.sub(r"\(.*:\d+\)", "(<here>)", record.getMessage()) == (
+        "resolver a_connection (<here>) has scope 'app' in tool 'first' and 'round' in tool 'second': "
+        "each gets its own value and lifetime; give every Resolve(a_connection) one scope"
+    )

@@ -43,5 +43,5 @@ def test_run_refuses_http_options_on_stdio() -> None:
 
 
 def test_run_refuses_an_unknown_transport() -> None:
-    with pytest.raises(ValueError, match="unknown transport 'sse'"):
-        MCPServer().run("sse")  # pyright: ignore[reportArgumentType]
+    with pytest.raises(ValueError, match=r"^unknown transport 'websocket'; use 'stdio', 'streamable-http'"):
+        MCPServer().run("websocket")  # pyright: ignore[reportArgumentType]

@@ -179,11 +179,17 @@ def test_run_refuses_an_sdk_keyword_it_cannot_honour_before_listening() -> None:
         mcpdi.MCPServer().run("streamable-http", event_store=NoEvents())  # pyright: ignore[reportCallIssue]
 
 
-def test_sse_app_is_refused_naming_streamable_http() -> None:
-    with pytest.raises(
-        TypeError, match=r"^sse_app\(\) is not served by mcpdi: .* serve mcp\.streamable_http_app\(\)"
-    ):
-        mcpdi.MCPServer().sse_app(sse_path="/sse")
+def test_sse_app_takes_every_keyword_of_the_sdks() -> None:
+    # tests/port/test_port_sse.py serves the app; here each keyword is taken as the SDK spells it
+    options = {
+        "sse_path": "/events",
+        "message_path": "/post/",
+        "max_request_body_size": 1024,
+        "transport_security": SdkTransportSecurity(enable_dns_rebinding_protection=False),
+        "host": "0.0.0.0",
+    }
+    assert set(options) == keywords(SdkMCPServer.sse_app)
+    mcpdi.MCPServer().sse_app(**options)
 
 
 def test_an_sdk_name_and_mcpdis_for_one_option_are_refused_together() -> None:

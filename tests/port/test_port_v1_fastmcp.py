@@ -72,10 +72,6 @@ def test_settings_are_the_v1_fields_and_mutable_before_run() -> None:
     assert any(getattr(route, "path", None) == "/rpc" for route in app.routes)
 
 
-def test_the_v1_sse_transport_and_event_store_are_refused_naming_the_alternative() -> None:
-    with pytest.raises(
-        TypeError, match=r"^sse_app\(\) is not served by mcpdi: .* serve mcp\.streamable_http_app\(\)"
-    ):
-        FastMCP("x").run("sse")
+def test_the_v1_event_store_is_refused_naming_the_alternative() -> None:
     with pytest.raises(TypeError, match=r"^streamable_http_app\(event_store=\.\.\.\) is not taken by mcpdi"):
         FastMCP("x", event_store=object()).streamable_http_app()

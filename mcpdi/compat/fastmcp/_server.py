@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from mcpdi import AuthSettings, Icon, MCPServer, TokenVerifier
-from mcpdi._sdk_server import SSE_NOT_SERVED
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -44,8 +43,8 @@ class Settings:
 class FastMCP(MCPServer[Any]):
     """The SDK 1.x's `FastMCP(name, instructions, ...)`, served by mcpdi.
 
-    `event_store=` is refused as `streamable_http_app(event_store=...)` is, and the SSE
-    transport (`run("sse")`, `sse_app()`) with a `TypeError` naming Streamable HTTP.
+    `event_store=` is refused as `streamable_http_app(event_store=...)` is; the SSE
+    transport (`run("sse")`, `sse_app(mount_path)`) is served from `mcp.settings`.
     """
 
     def __init__(
@@ -132,15 +131,30 @@ class FastMCP(MCPServer[Any]):
         merged: dict[str, Any] = {**self._serving(), "host": self.settings.host, **options}
         return super().streamable_http_app(**merged)
 
-    def sse_app(self, mount_path: str | None = None, **options: Any) -> Starlette:
-        raise TypeError(SSE_NOT_SERVED)
+    def sse_app(self, mount_path: str | None = None, **options: Any) -> Starlette:  # pyright: ignore[reportIncompatibleMethodOverride]
+        """The SSE app 1.x built from `mcp.settings`; its `endpoint` event names `mount_path` too."""
+        s = self.settings
+        merged: dict[str, Any] = {
+            "sse_path": s.sse_path,
+            "message_path": s.message_path,
+            "mount_path": s.mount_path if mount_path is None else mount_path,
+            "transport_security": s.transport_security,
+            "host": s.host,
+            **options,
+        }
+        return super().sse_app(**merged)
 
     def run(  # pyright: ignore[reportIncompatibleMethodOverride]
         self, transport: Literal["stdio", "sse", "streamable-http"] = "stdio", mount_path: str | None = None
     ) -> None:
-        """Serve as 1.x did: on stdio, or over Streamable HTTP at `settings.host:settings.port`."""
+        """Serve as 1.x did: on stdio, or over HTTP (SSE or Streamable) at `settings.host:settings.port`."""
         if transport == "sse":
-            raise TypeError(SSE_NOT_SERVED)
+            s = self.settings
+            mount = s.mount_path if mount_path is None else mount_path
+            options: dict[str, Any] = {"sse_path": s.sse_path, "message_path": s.message_path}
+            options |= {"mount_path": mount, "transport_security": s.transport_security}
+            super().run("sse", host=s.host, port=s.port, **options)
+            return
         if transport == "stdio":
             super().run("stdio")
             return

@@ -1,0 +1,433 @@
+"""`build_sse_app`: the legacy HTTP+SSE transport (protocol 2024-11-05), as the official SDK serves it.
+
+A client opens `GET /sse`: an event stream whose first event, `endpoint`, names
+`/messages/?session_id=<hex>`. Each JSON-RPC message it POSTs there is answered `202`;
+the answers, the notifications of a call and the server-to-client requests (elicitation
+mid-call) go out on the stream as `message` events. The session belongs to the stream:
+when the client leaves, its calls are cancelled and the session ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import uuid
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
+from typing import Any, Final, cast
+from urllib.parse import parse_qs, quote
+
+import anyio
+import anyio.abc
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from mcpdi import AuthSettings, TokenVerifier, from_address, get_access_token, principal_of
+from mcpdi.lowlevel import (
+    Connection,
+    Invalid,
+    MCPError,
+    Notification,
+    Request,
+    RequestId,
+    Runner,
+    classify_message,
+    encode_message,
+    notification_message,
+    parse_json,
+)
+from mcpdi_transport._http._app import starlette_route
+from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
+from mcpdi_transport._http._common import header_values
+from mcpdi_transport._http._security import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_MAX_BODY_SIZE,
+    BodyLimit,
+    SecurityPolicy,
+    security_policy,
+)
+from mcpdi_transport._http._session import DEFAULT_CLIENT_REQUEST_TIMEOUT
+from mcpdi_transport._http._signals import drain_on_signals
+from mcpdi_transport._listen import ServesMCP, bind_socket
+from mcpdi_transport._outbound import OutboundRequests, request_key
+from mcpdi_transport._serving import serve_message
+from mcpdi_transport._serving_options import serving_options_of
+
+__all__ = ("build_sse_app", "serve_sse")
+
+logger = logging.getLogger("mcpdi_transport")
+
+PING_INTERVAL: Final = 15.0
+"""Seconds of silence after which the stream carries a comment, so proxies keep it open."""
+
+_QUEUE: Final = 64
+"""Messages waiting to go out on one stream before their senders wait."""
+
+
+class _SseSession:
+    """One client's event stream: what goes out on it, and the calls it has running."""
+
+    def __init__(
+        self, principal: str | None, group: anyio.abc.TaskGroup, *, client_request_timeout: float
+    ) -> None:
+        self.principal = principal
+        self.group = group
+        self.connection = Connection.for_legacy_session()
+        self.outbound = OutboundRequests(timeout=client_request_timeout)
+        self.sender, self.receiver = anyio.create_memory_object_stream[Mapping[str, Any]](_QUEUE)
+        self.calls: dict[str, anyio.CancelScope] = {}
+
+    async def write(self, message: Mapping[str, Any]) -> None:
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await self.sender.send(message)
+
+    def close(self) -> None:
+        self.outbound.fail_all()
+        self.sender.close()
+        self.receiver.close()
+
+
+class _SsePeer:
+    """The peer of one message: notifications and requests go out on the session's stream."""
+
+    __slots__ = ("_headers", "_session")
+
+    def __init__(self, session: _SseSession, headers: Mapping[str, str]) -> None:
+        self._session = session
+        self._headers = headers
+
+    @property
+    def headers(self) -> Mapping[str, str] | None:
+        return self._headers
+
+    async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
+        await self._session.write(notification_message(method, params))
+
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
+    ) -> dict[str, Any]:
+        return await self._session.outbound.send(
+            method, params, self._session.write, gone="the event stream closed"
+        )
+
+
+def _event(name: str, data: str) -> bytes:
+    return f"event: {name}\r\ndata: {data}\r\n\r\n".encode()
+
+
+class _SseEndpoints:
+    """`GET <sse_path>` (the stream) and `POST <message_path>?session_id=` (the messages)."""
+
+    def __init__(self, policy: SecurityPolicy, advertised_path: str, client_request_timeout: float) -> None:
+        self.policy = policy
+        self.advertised_path = advertised_path
+        """The message path the `endpoint` event names (after the ASGI `root_path`)."""
+        self.client_request_timeout = client_request_timeout
+        self.sessions: dict[str, _SseSession] = {}
+        self.runner: Runner[Any] | None = None
+
+    async def stream(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        rejection = self.policy.check(scope["method"], header_values(scope))
+        if rejection is not None:
+            await rejection(scope, receive, send)
+            return
+        if self.runner is None:
+            msg = "The MCP server is not running: serve this app with its lifespan (uvicorn does so)."
+            await PlainTextResponse(msg, status_code=503)(scope, receive, send)
+            return
+        session_id = uuid.uuid4().hex
+        endpoint = quote(scope.get("root_path", "").rstrip("/") + self.advertised_path)
+        headers = [
+            (b"content-type", b"text/event-stream; charset=utf-8"),
+            (b"cache-control", b"no-store"),
+            (b"connection", b"keep-alive"),
+            (b"x-accel-buffering", b"no"),
+        ]
+        async with anyio.create_task_group() as group:
+            session = _SseSession(
+                principal_of(get_access_token()), group, client_request_timeout=self.client_request_timeout
+            )
+            self.sessions[session_id] = session
+            try:
+                await send({"type": "http.response.start", "status": 200, "headers": headers})
+                data = _event("endpoint", f"{endpoint}?session_id={session_id}")
+                await send({"type": "http.response.body", "body": data, "more_body": True})
+                group.start_soon(self._until_disconnect, receive, group.cancel_scope)
+                await self._pump(session, send)
+            except OSError:
+                pass  # the client is gone
+            finally:
+                self.sessions.pop(session_id, None)
+                session.close()
+                group.cancel_scope.cancel()
+        with contextlib.suppress(OSError):
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    @staticmethod
+    async def _until_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        scope.cancel()
+
+    @staticmethod
+    async def _pump(session: _SseSession, send: Send) -> None:
+        receiver = session.receiver
+        while True:
+            body = b": ping\r\n\r\n"
+            with anyio.move_on_after(PING_INTERVAL):
+                try:
+                    body = _event("message", encode_message(await receiver.receive()).decode())
+                except anyio.EndOfStream:
+                    return
+            await send({"type": "http.response.body", "body": body, "more_body": True})
+
+    async def message(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["method"] != "POST":
+            await Response(status_code=405, headers={"Allow": "POST"})(scope, receive, send)
+            return
+        headers = header_values(scope)
+        rejection = self.policy.check("POST", headers)
+        if rejection is not None:
+            await rejection(scope, receive, send)
+            return
+        session, refusal = self._session_of(scope)
+        if session is None:
+            await PlainTextResponse(refusal, status_code=404 if refusal.startswith("Could") else 400)(
+                scope, receive, send
+            )
+            return
+        body = b""
+        while True:
+            chunk = await receive()
+            if chunk["type"] == "http.disconnect":
+                return
+            body += chunk.get("body", b"")
+            if not chunk.get("more_body", False):
+                break
+        try:
+            kind = classify_message(parse_json(body))
+        except MCPError:
+            kind = None
+        if kind is None or isinstance(kind, Invalid):
+            await PlainTextResponse("Could not parse message", status_code=400)(scope, receive, send)
+            return
+        await PlainTextResponse("Accepted", status_code=202)(scope, receive, send)
+        client = scope.get("client")
+        with from_address(None if client is None else str(client[0])):
+            self._dispatch(session, kind, cast("Mapping[str, Any]", parse_json(body)), headers)
+
+    def _session_of(self, scope: Scope) -> tuple[_SseSession | None, str]:
+        values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_id")
+        if not values:
+            return None, "session_id is required"
+        try:
+            session_id = uuid.UUID(hex=values[0]).hex
+        except ValueError:
+            return None, "Invalid session ID"
+        session = self.sessions.get(session_id)
+        if session is None or session.principal != principal_of(get_access_token()):
+            return None, "Could not find session"
+        return session, ""
+
+    def _dispatch(
+        self, session: _SseSession, kind: object, message: Mapping[str, Any], headers: Mapping[str, str]
+    ) -> None:
+        runner = self.runner
+        if runner is None:
+            return
+        if isinstance(kind, Notification) and kind.method == "notifications/cancelled":
+            params = kind.params or {}
+            scope = session.calls.get(request_key(params.get("requestId")))
+            if scope is not None:
+                scope.cancel()
+            return
+        if not isinstance(kind, Request | Notification):
+            session.outbound.deliver(message)
+            return
+        peer = _SsePeer(session, headers)
+        request_id: RequestId | None = kind.id if isinstance(kind, Request) else None
+
+        async def answer() -> None:
+            key = request_key(request_id)
+            scope = anyio.CancelScope()
+            if request_id is not None:
+                session.calls[key] = scope
+            try:
+                with scope:
+                    response = await serve_message(runner, message, session.connection, peer)
+                    if response is not None:
+                        await session.write(response)
+            finally:
+                if request_id is not None and session.calls.get(key) is scope:
+                    del session.calls[key]
+
+        session.group.start_soon(answer)
+
+    async def end_when(self, signalled: anyio.Event) -> None:
+        await signalled.wait()
+        self.end_all()
+
+    def end_all(self) -> None:
+        for session in list(self.sessions.values()):
+            session.close()
+            session.group.cancel_scope.cancel()
+
+
+class _Asgi:
+    """An ASGI callable Starlette's `Route` serves as an app (a bare method it would take for an endpoint)."""
+
+    __slots__ = ("app",)
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+
+
+def _message_path(path: str) -> str:
+    if "://" in path or path.startswith("//") or "?" in path or "#" in path:
+        msg = f"message_path {path!r} is not a relative path (e.g., '/messages/')"
+        raise ValueError(msg)
+    return path if path.startswith("/") else "/" + path
+
+
+def build_sse_app(
+    server: ServesMCP,
+    *,
+    sse_path: str = "/sse",
+    message_path: str = "/messages/",
+    mount_path: str = "",
+    host: str = "127.0.0.1",
+    allowed_hosts: Iterable[str] | None = None,
+    allowed_origins: Iterable[str] | None = None,
+    dns_rebinding_protection: bool | None = None,
+    max_body_size: int = DEFAULT_MAX_BODY_SIZE,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
+    client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
+    debug: bool | None = None,
+    routes: Sequence[BaseRoute] = (),
+    token_verifier: TokenVerifier | None = None,
+    auth: AuthSettings | None = None,
+) -> Starlette:
+    """A Starlette app serving `server` over the legacy HTTP+SSE transport (protocol 2024-11-05).
+
+    `GET sse_path` opens a session's event stream; its messages are POSTed to
+    `message_path?session_id=<hex>` (202; 400 without a session id or with a body that is
+    not one JSON-RPC message; 404 for a session that is unknown, ended, or opened with
+    another token's principal). The server's own `serving_options` (bearer auth on both
+    paths, `custom_route`s, debug) hold unless a keyword overrides them; Host and Origin
+    checks, the body limit and `client_request_timeout` are those of `build_http_app`.
+    `mount_path` (the SDK 1.x's) is where the app will be mounted: the `endpoint` event
+    names `mount_path + message_path` (and any ASGI `root_path` before it).
+    """
+    if max_body_size <= 0:
+        msg = "max_body_size must be a positive number of bytes"
+        raise ValueError(msg)
+    message_path = _message_path(message_path)
+    own = serving_options_of(server)
+    if token_verifier is None and auth is None:
+        token_verifier, auth = own.token_verifier, own.auth
+    if (token_verifier is None) != (auth is None):
+        msg = "bearer auth needs both token_verifier= and auth=AuthSettings(...)"
+        raise ValueError(msg)
+    debug = own.debug if debug is None else debug
+    policy = security_policy(
+        host,
+        dns_rebinding_protection=dns_rebinding_protection,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+    )
+    for warning in policy.warnings:
+        logger.warning("%s", warning)
+    endpoints = _SseEndpoints(policy, mount_path.rstrip("/") + message_path, client_request_timeout)
+    stream: ASGIApp = _Asgi(endpoints.stream)
+    messages: ASGIApp = BodyLimit(endpoints.message, max_body_size=max_body_size, body_timeout=body_timeout)
+    metadata_routes: list[BaseRoute] = []
+    if token_verifier is not None and auth is not None:
+        stream = BearerGate(stream, token_verifier, auth, sse_path, policy)
+        messages = BearerGate(messages, token_verifier, auth, sse_path, policy)
+        metadata = MetadataEndpoint(auth, sse_path, policy)
+        metadata_routes = [
+            Route(p, endpoint=metadata, methods=["GET"]) for p in metadata_paths(auth, sse_path)
+        ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncGenerator[None]:
+        async with server.running() as runner, anyio.create_task_group() as group:
+            endpoints.runner = runner
+            signalled = anyio.Event()
+            group.start_soon(endpoints.end_when, signalled)
+            try:
+                # At SIGTERM or Ctrl-C the streams end, so the server need not wait on them.
+                with drain_on_signals(signalled.set):
+                    yield
+            finally:
+                endpoints.runner = None
+                endpoints.end_all()
+                group.cancel_scope.cancel()
+
+    body_limit = Middleware(
+        BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout, exempt_path=message_path
+    )
+    return Starlette(
+        debug=debug,
+        routes=[
+            Route(sse_path, endpoint=stream, methods=["GET"]),
+            Mount(message_path, app=messages),
+            *metadata_routes,
+            *map(starlette_route, own.routes),
+            *routes,
+        ],
+        middleware=[body_limit],
+        lifespan=lifespan,
+    )
+
+
+async def serve_sse(
+    server: ServesMCP,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    log_level: str = "info",
+    task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
+    **app_options: Any,
+) -> None:
+    """Serve `server` over the legacy HTTP+SSE transport with uvicorn until cancelled or interrupted.
+
+    The socket is bound first (a taken port raises `CannotListen` at once); with
+    `task_status` the caller learns the bound port once uvicorn accepts connections.
+    """
+    import uvicorn
+
+    sock = bind_socket(host, port)
+    bound_port: int = sock.getsockname()[1]
+    app = build_sse_app(server, host=host, **app_options)
+    uvicorn_server = uvicorn.Server(uvicorn.Config(app, log_level=log_level, lifespan="on"))
+    stopped = anyio.Event()
+
+    async def run() -> None:
+        try:
+            with anyio.CancelScope(shield=True):
+                await uvicorn_server.serve(sockets=[sock])
+        finally:
+            sock.close()
+            stopped.set()
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(run)
+        try:
+            while not uvicorn_server.started and not stopped.is_set():
+                await anyio.sleep(0.01)
+            if uvicorn_server.started:
+                logger.info("serving MCP over HTTP+SSE on http://%s:%d/sse", host, bound_port)
+                task_status.started(bound_port)
+            await stopped.wait()
+        finally:
+            uvicorn_server.should_exit = True
