@@ -57,6 +57,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi._state._replay import ReplayStore as ReplayStore
     from mcpdi._state._replay import from_address as from_address
     from mcpdi._state._security import RequestStateSecurity as RequestStateSecurity
+    from mcpdi._state._security import authenticated_principal as authenticated_principal
     from mcpdi._uri_template import InvalidUriTemplate as InvalidUriTemplate
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
@@ -103,6 +104,7 @@ _HOMES: dict[str, str] = {
     "ReadResourceContents": "mcpdi._in_memory._calls",
     "ReplayStore": "mcpdi._state._replay",
     "RequestStateSecurity": "mcpdi._state._security",
+    "authenticated_principal": "mcpdi._state._security",
     "Resolve": "mcpdi.engine",
     "ResourceError": "mcpdi._errors",
     "ResourceNotFoundError": "mcpdi._errors",
@@ -174,6 +176,7 @@ __all__ = (
     "UrlElicitationRequiredError",
     "UserMessage",
     "authenticated",
+    "authenticated_principal",
     "from_address",
     "get_access_token",
     "principal_of",

@@ -77,10 +77,25 @@ class ResourceOptions(_FromArguments):
     security: ResourceSecurity | None = None
 
 
+MISSING_AUDIENCE = (
+    "request_state_security is configured but this server has no name. Sealed\n"
+    "requestState carries the server name as an audience claim, so state minted by\n"
+    "another service that shares the same keys is rejected; unnamed servers would\n"
+    "all stamp the same placeholder and the check would mean nothing. Name the\n"
+    'server (MCPServer("my-service", ...)) or set RequestStateSecurity(audience=...).'
+)
+
+
 def chosen_request_state(
-    request_state: RequestStateSecurity | None, request_state_security: RequestStateSecurity | None
+    request_state: RequestStateSecurity | None,
+    request_state_security: RequestStateSecurity | None,
+    *,
+    name: str | None,
 ) -> RequestStateSecurity:
-    """`MCPServer(request_state=...)` or its official-SDK spelling; neither: ephemeral keys."""
+    """`MCPServer(request_state=...)` or its official-SDK spelling; neither: ephemeral keys.
+
+    A policy given to an unnamed server must name its audience, as in the official SDK (the
+    text is the SDK's)."""
     if request_state is not None and request_state_security is not None:
         msg = (
             "MCPServer takes request_state= or request_state_security= (the official SDK's "
@@ -88,4 +103,8 @@ def chosen_request_state(
         )
         raise TypeError(msg)
     chosen = request_state if request_state is not None else request_state_security
-    return chosen if chosen is not None else RequestStateSecurity.ephemeral()
+    if chosen is None:
+        return RequestStateSecurity.ephemeral()
+    if not name and chosen.audience is None:
+        raise ValueError(MISSING_AUDIENCE)
+    return chosen

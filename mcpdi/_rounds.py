@@ -7,11 +7,10 @@ payload the value as JSON.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from mcp_types import (
     CreateMessageResult,
@@ -69,24 +68,38 @@ class CallTarget:
     raw_arguments: Mapping[str, Any] | None
     audience: str
 
-    def binding(self, ctx: Context[Any]) -> CallBinding:
-        principal = ctx.request_context.principal if ctx.era is not None else None
-        if principal is None:
-            principal = principal_of(get_access_token())  # bearer auth: the verified caller
+    def binding(self, ctx: Context[Any], security: RequestStateSecurity, *, opening: bool) -> CallBinding:
+        """The binding of this call's token; `opening` says whether a token is being opened
+        (a failing `bind_principal` then answers -32602) or sealed (-32603)."""
         return CallBinding.of(
             self.method,
             self.name,
             self.raw_arguments,
             audience=self.audience,
-            principal=None if principal is None else _identity(principal),
+            principal=_bound_principal(ctx, security, opening=opening),
         )
 
 
-def _identity(principal: object) -> str:
-    """A transport's principal as one unambiguous string (a pair is canonical JSON, as `principal_of`)."""
-    if isinstance(principal, str):
-        return principal
-    return json.dumps(principal, ensure_ascii=False, separators=(",", ":"), default=str)
+def _bound_principal(ctx: Context[Any], security: RequestStateSecurity, *, opening: bool) -> str | None:
+    """The policy's `bind_principal` for this request, failing closed when it raises or returns
+    anything but a str or None."""
+    if security.bind_principal is None:
+        return None
+    if ctx.era is None:  # outside a request only a bearer token can name the caller
+        return principal_of(get_access_token())
+    try:
+        principal = cast("object", security.bind_principal(ctx.request_context))
+    except Exception:
+        logger.exception("bind_principal raised while binding requestState")
+        reason = "bind_principal raised"
+    else:
+        if principal is None or isinstance(principal, str):
+            return principal
+        reason = f"bind_principal returned {type(principal).__name__}, expected str or None"
+    if opening:
+        raise invalid_state(reason)
+    logger.error("refusing to seal requestState: %s", reason)
+    raise MCPError(INTERNAL_ERROR, "Internal error")
 
 
 class RoundParams(Protocol):
@@ -211,8 +224,12 @@ async def run_modern(
         if not isinstance(first, NeedsInput):
             return first
         kept = _keep(plan, first, {})
-        return Pending(_ask_round(first, ctx, kept, RoundState(), target.binding(ctx), security, 1))
-    binding = target.binding(ctx)
+        return Pending(
+            _ask_round(
+                first, ctx, kept, RoundState(), target.binding(ctx, security, opening=False), security, 1
+            )
+        )
+    binding = target.binding(ctx, security, opening=True)
     state = await open_round_state(security, request_state, binding)
     round_number = state.round + 1
     current_round.set(round_number)
@@ -423,7 +440,9 @@ async def run_request(
     if not plan.steps:
         state = None
         if modern and request_state is not None:
-            state = await open_body_state(security, request_state, target.binding(ctx))
+            state = await open_body_state(
+                security, request_state, target.binding(ctx, security, opening=True)
+            )
         if input_responses is not None or state is not None:
             ctx = ctx.with_input(input_responses, state)  # pyright: ignore[reportArgumentType]
         value = await run_asking_inline(plan, arguments, ctx)
@@ -431,7 +450,7 @@ async def run_request(
             if not modern:
                 msg = "returned an InputRequiredResult, which only protocol 2026-07-28 can carry"
                 raise RuntimeError(msg)
-            return Pending(seal_body_state(security, target.binding(ctx), value))
+            return Pending(seal_body_state(security, target.binding(ctx, security, opening=False), value))
         return value
     if modern:
         value = await run_modern(

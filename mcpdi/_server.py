@@ -115,7 +115,7 @@ class MCPServer(Registering, Identity, Generic[LifespanT]):
             subscriptions=subscriptions,
         )
         check_lifespan(lifespan)
-        self.request_state = chosen_request_state(request_state, request_state_security)
+        self.request_state = chosen_request_state(request_state, request_state_security, name=name)
         self.resource_security = resource_security
         self.debug = debug
         self.dependencies = list(dependencies or ())

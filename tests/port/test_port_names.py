@@ -18,7 +18,6 @@ NOT_PORTED = {
     "RequestStateCodec": "mcpdi's codec protocol is `StateCodec` in mcpdi._state._codec",
     "AESGCMRequestStateCodec": "an AEAD codec is a `StateCodec` you plug in",
     "RequestStateBoundary": "sealing is built into MCPServer, not a middleware",
-    "authenticated_principal": "the principal is the verified AccessToken (get_access_token)",
 }
 
 SDK_EXCEPTIONS = [
