@@ -15,7 +15,7 @@ COVERAGE_FLOOR := 85
 # The suite runs in parallel (pytest-xdist). Most tests wait on servers and subprocesses they start,
 # so more workers than cores pays; `make test TEST_WORKERS=0` runs it in one process.
 TEST_WORKERS ?= 4
-PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
+PYTEST_PARALLEL := -n $(TEST_WORKERS)
 
 $(STAMP): pyproject.toml
 	@echo "First run: setting up $(VENV)/ (about half a minute, once)"

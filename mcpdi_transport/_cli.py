@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import importlib.util
 import logging
 import shlex
 import sys
@@ -14,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mcpdi_transport._run_options import RunOptions
 from mcpdi_transport._target import CommandError, find_server, load_module, load_server, split_target
 from mcpdi_transport._workers import (
     KEYS_VARIABLE,
@@ -230,24 +230,7 @@ def _positive(text: str) -> int:
     return value
 
 
-def _check_workers(arguments: argparse.Namespace) -> None:
-    if arguments.transport == "stdio":
-        msg = "--workers needs --transport http: a stdio server has one client, on one pipe"
-        raise ConfigurationError(msg)
-    if arguments.reload:
-        msg = "--workers and --reload do not go together; reload with one process while developing"
-        raise ConfigurationError(msg)
-    if arguments.redis is None:
-        msg = (
-            "several workers need a shared requestState replay store, or a confirmed round could be "
-            "replayed once on each of them: add --redis redis://127.0.0.1:6379/0"
-        )
-        raise ConfigurationError(msg)
-
-
-def _supervise(
-    server: Any, arguments: argparse.Namespace, argv: Sequence[str], keys: list[str] | None
-) -> None:
+def _supervise(server: Any, arguments: RunOptions, argv: Sequence[str], keys: list[str] | None) -> None:
     from mcpdi_transport._listen import CannotListen, bind_socket
 
     try:
@@ -277,42 +260,21 @@ def _without_option(argv: Sequence[str], option: str) -> list[str]:
     return kept
 
 
-def _check_shared_sessions(arguments: argparse.Namespace) -> None:
-    if arguments.transport != "http":
-        msg = "--shared-sessions needs --transport http: a stdio server has one client, on one pipe"
-        raise ConfigurationError(msg)
-    if arguments.redis is None:
-        msg = "--shared-sessions keeps the sessions in Redis: add --redis redis://127.0.0.1:6379/0"
-        raise ConfigurationError(msg)
-
-
-def _check_redis_installed() -> None:
-    try:
-        import redis  # noqa: F401  # pyright: ignore[reportUnusedImport]
-    except ImportError:
-        msg = "--redis needs the redis package: pip install 'mcpdi[redis]'"
-        raise ConfigurationError(msg) from None
-
-
-def _shared_sessions(arguments: argparse.Namespace) -> dict[str, Any]:
+def _shared_sessions(arguments: RunOptions) -> dict[str, Any]:
     """`sessions=RedisSessions(url)` for `serve_http` with `--shared-sessions`, else nothing."""
-    if not arguments.shared_sessions:
+    if not arguments.shared_sessions or arguments.redis is None:
         return {}
     from mcpdi_transport._redis_sessions import RedisSessions
 
     return {"sessions": RedisSessions(arguments.redis)}
 
 
-def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
+def _serve_http(server: Any, arguments: RunOptions) -> None:
     import anyio
 
     from mcpdi_transport._listen import CannotListen
     from mcpdi_transport._serve import event_loop_options, serve_http
 
-    for module, option in ((arguments.loop, "--loop"), (arguments.http, "--http")):
-        if module not in ("auto", "asyncio", "h11") and importlib.util.find_spec(module) is None:
-            msg = f"{option} {module}: {module} is not installed; pip install 'mcpdi[fast]'"
-            raise CommandError(msg)
     inherited = {} if arguments.listen_fd is None else {"sock": inherited_socket(arguments.listen_fd)}
 
     serve = functools.partial(
@@ -320,15 +282,7 @@ def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
         server,
         arguments.host,
         arguments.port,
-        log_level=arguments.log_level,
-        path=arguments.path,
-        shutdown_grace=arguments.grace,
-        client_request_timeout=arguments.client_request_timeout,
-        allowed_hosts=arguments.allow_host,
-        allowed_origins=arguments.allow_origin,
-        limit_concurrency=arguments.max_connections,
-        session_id_prefix=arguments.session_prefix,
-        http=arguments.http,
+        **arguments.serve_http_keywords(),
         **inherited,
         **_shared_sessions(arguments),
     )
@@ -346,20 +300,17 @@ def _serve_http(server: Any, arguments: argparse.Namespace) -> None:
     refused: list[CannotListen] = []
     try:
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn has already shut down cleanly
-            anyio.run(serve_and_announce, backend_options=event_loop_options(arguments.loop))
+            anyio.run(serve_and_announce, backend_options=event_loop_options(arguments.loop))  # pyright: ignore[reportArgumentType]
     except* CannotListen as group:
         refused.extend(error for error in group.exceptions if isinstance(error, CannotListen))
     if refused:
         raise CommandError(str(refused[0]))
 
 
-def _reload(arguments: argparse.Namespace, argv: Sequence[str]) -> None:
+def _reload(arguments: RunOptions, argv: Sequence[str]) -> None:
     import watchfiles
 
     path, _ = _split_target(arguments.target)
-    if arguments.transport != "http":
-        msg = "--reload needs --transport http: on stdio a restart would cut the client's stream"
-        raise CommandError(msg)
     if not path.is_file():
         msg = f"no such file: {path}"
         raise CommandError(msg)
@@ -378,8 +329,12 @@ def _reload(arguments: argparse.Namespace, argv: Sequence[str]) -> None:
     )
 
 
-def _run(arguments: argparse.Namespace, argv: Sequence[str]) -> None:
-    _configure_logging(arguments.log_level)
+def _run(given: argparse.Namespace, argv: Sequence[str]) -> None:
+    _configure_logging(given.log_level)
+    try:
+        arguments = RunOptions.from_args(given)
+    except ConfigurationError as error:
+        raise CommandError(str(error)) from None
     if arguments.reload:
         _reload(arguments, argv)
         return
@@ -390,12 +345,6 @@ def _run(arguments: argparse.Namespace, argv: Sequence[str]) -> None:
     )
     try:
         keys = read_key_ring(arguments.state_keys_file)
-        if arguments.workers > 1:
-            _check_workers(arguments)
-        if arguments.shared_sessions:
-            _check_shared_sessions(arguments)
-        if arguments.redis is not None:
-            _check_redis_installed()
         with quiet:
             server = find_server(load_module(path), path, name)
         configure_state(server, keys, arguments.redis)

@@ -9,6 +9,7 @@ never skip.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -23,8 +24,7 @@ from typing import Any, cast
 
 import pytest
 
-# One worker installs the suite and runs every scenario (the install is not shared between processes).
-pytestmark = [pytest.mark.conformance, pytest.mark.slow, pytest.mark.xdist_group("conformance")]
+pytestmark = [pytest.mark.conformance, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL_SCRIPT = Path(__file__).with_name("install.sh")
@@ -71,16 +71,23 @@ class SuiteRun:
 
 @pytest.fixture(scope="session")
 def suites() -> dict[str, Suite]:
-    """Installs both suite versions (idempotent) and returns where their node and CLI are."""
+    """Installs both suite versions (idempotent) and returns where their node and CLI are.
+
+    Test processes running in parallel take turns: the first installs, the others then find it done.
+    """
+    cache = Path(os.environ.get("MCPDI_CONFORMANCE_CACHE", ROOT / ".cache"))
+    cache.mkdir(parents=True, exist_ok=True)
     try:
-        done = subprocess.run(
-            ["bash", str(INSTALL_SCRIPT), CURRENT_SUITE, PREVIOUS_SUITE],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=INSTALL_TIMEOUT,
-            check=False,
-        )
+        with (cache / "conformance-install.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            done = subprocess.run(
+                ["bash", str(INSTALL_SCRIPT), CURRENT_SUITE, PREVIOUS_SUITE],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=INSTALL_TIMEOUT,
+                check=False,
+            )
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"{INSTALL_SCRIPT} did not finish within {INSTALL_TIMEOUT:.0f} s: {exc.stderr!r}")
     if done.returncode != 0:
