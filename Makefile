@@ -13,7 +13,7 @@ PY_NEWEST := $(VENV_NEWEST)/bin/python
 STAMP_NEWEST := $(VENV_NEWEST)/.installed
 COVERAGE_FLOOR := 85
 # The suite runs in parallel (pytest-xdist). Most tests wait on servers and subprocesses they start,
-# so more workers than cores pays; `make test TEST_WORKERS=0` runs it in one process.
+# so it starts more workers than this 2-core machine has cores; `make test TEST_WORKERS=0` runs one process.
 TEST_WORKERS ?= 4
 PYTEST_PARALLEL := -n $(TEST_WORKERS)
 
