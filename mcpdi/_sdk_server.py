@@ -8,10 +8,13 @@ server of its own) is refused here with what to use instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Final
 
-__all__ = ("prompt_parts", "refuse_unserved", "tool_parts")
+if TYPE_CHECKING:
+    from mcpdi._server import MCPServer
+
+__all__ = ("add_sdk_objects", "prompt_parts", "refuse_unserved", "tool_parts")
 
 _UNSERVED: Final = {
     "extensions": (
@@ -52,6 +55,17 @@ def tool_parts(tool: Any) -> tuple[Callable[..., Any], dict[str, Any]]:
     keywords = {key: getattr(tool, key, None) for key in ("name", "title", "description", "annotations")}
     keywords |= {"icons": getattr(tool, "icons", None), "meta": getattr(tool, "meta", None)}
     return fn, keywords
+
+
+def add_sdk_objects(
+    mcp: MCPServer[Any], tools: Sequence[Any] | None, resources: Sequence[Any] | None
+) -> None:
+    """Register what `MCPServer(tools=[...], resources=[...])` was given, as the SDK does."""
+    for tool in tools or ():
+        fn, keywords = tool_parts(tool)
+        mcp.add_tool(fn, **keywords)
+    for resource in resources or ():
+        mcp.add_resource(resource)
 
 
 def prompt_parts(prompt: Any, overrides: dict[str, Any]) -> tuple[Callable[..., Any], dict[str, Any]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from mcp_types import (
     CallToolResult,
@@ -18,10 +18,12 @@ from mcp_types import (
 )
 from typing_extensions import TypeVar as DefaultTypeVar
 
+from mcpdi import _server_serving as serving
 from mcpdi._auth import AccessToken, AuthSettings, TokenVerifier, authenticated
 from mcpdi._context import Context
 from mcpdi._decorators import Registering
 from mcpdi._handlers import Handlers
+from mcpdi._identity import Identity
 from mcpdi._lifespan import check_lifespan, entered_lifespan
 from mcpdi._middleware import ServerMiddleware
 from mcpdi._options import chosen_request_state
@@ -29,8 +31,8 @@ from mcpdi._overrides import ResolverOverrides
 from mcpdi._registration import caller_namespace
 from mcpdi._registry import Registry
 from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
-from mcpdi._sdk_server import refuse_unserved, tool_parts
-from mcpdi._settings import Settings
+from mcpdi._sdk_server import add_sdk_objects, refuse_unserved
+from mcpdi._settings import LogLevelName, Settings
 from mcpdi._state._security import RequestStateSecurity
 from mcpdi._tools import RegisteredTool
 from mcpdi.engine import AppScope
@@ -55,26 +57,11 @@ logger = logging.getLogger("mcpdi")
 
 LifespanT = DefaultTypeVar("LifespanT", default=Any)
 FnT = TypeVar("FnT", bound=Callable[..., Any])
-LogLevelName = Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]
 
 DEFAULT_NAME = "mcp-server"
 
 
-def _http_options(
-    stateless_http: bool | None, json_response: bool | None, streamable_http_path: str | None
-) -> dict[str, Any]:
-    """The reference server's spelling of HTTP options, as `build_http_app` names them."""
-    options: dict[str, Any] = {}
-    if stateless_http is not None:
-        options["stateless"] = stateless_http
-    if json_response is not None:
-        options["json_response"] = json_response
-    if streamable_http_path is not None:
-        options["path"] = streamable_http_path
-    return options
-
-
-class MCPServer(Registering, Generic[LifespanT]):
+class MCPServer(Registering, Identity, Generic[LifespanT]):
     """An MCP server whose tools, prompts and resources are plain decorated functions.
 
     Parameters are call arguments (in the published schema), `Context`, or
@@ -180,41 +167,7 @@ class MCPServer(Registering, Generic[LifespanT]):
             lifespan,
             auth,
         )
-        for tool in tools or ():
-            fn, keywords = tool_parts(tool)
-            self.add_tool(fn, **keywords)
-        for resource in resources or ():
-            self.add_resource(resource)
-
-    # -- identity (read from the low-level server, which announces it) ---------------------
-
-    @property
-    def name(self) -> str:
-        return self._server.name
-
-    @property
-    def title(self) -> str | None:
-        return self._server.title
-
-    @property
-    def description(self) -> str | None:
-        return self._server.description
-
-    @property
-    def instructions(self) -> str | None:
-        return self._server.instructions
-
-    @property
-    def website_url(self) -> str | None:
-        return self._server.website_url
-
-    @property
-    def icons(self) -> list[Icon] | None:
-        return self._server.icons
-
-    @property
-    def version(self) -> str:
-        return self._server.version
+        add_sdk_objects(self, tools, resources)
 
     # -- middleware -----------------------------------------------------------------------
 
@@ -277,11 +230,7 @@ class MCPServer(Registering, Generic[LifespanT]):
         server's own `serving_options` (bearer auth, `custom_route`s, debug) hold unless a
         keyword here overrides them, as with every other way of serving it.
         """
-        from mcpdi.lowlevel._handover import build_app
-
-        self._server.serving_options = self.serving_options
-        app = build_app(self, **_http_options(stateless_http, json_response, streamable_http_path), **options)
-        return self._server.keep_session_manager(app)
+        return serving.streamable_http_app(self, stateless_http, json_response, streamable_http_path, options)
 
     def sse_app(
         self, *, sse_path: str = "/sse", message_path: str = "/messages/", **options: Any
@@ -293,10 +242,7 @@ class MCPServer(Registering, Generic[LifespanT]):
         (`max_request_body_size`, `transport_security`, `host`) or `build_http_app`'s for
         the same checks; the server's `serving_options` hold as for `streamable_http_app`.
         """
-        from mcpdi.lowlevel._handover import build_sse_app
-
-        self._server.serving_options = self.serving_options
-        return build_sse_app(self, sse_path=sse_path, message_path=message_path, **options)
+        return serving.sse_app(self, sse_path, message_path, options)
 
     async def run_sse_async(self, *, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
         """Serve over the legacy HTTP+SSE transport in the running event loop until cancelled."""
@@ -319,18 +265,7 @@ class MCPServer(Registering, Generic[LifespanT]):
         `"http"` and `"streamable-http"` name the same transport; the HTTP options are
         those of `streamable_http_app`.
         """
-        self._server.serving_options = self.serving_options
-        if transport == "stdio":
-            extra = _http_options(stateless_http, json_response, streamable_http_path)
-            if extra or options:
-                msg = f"HTTP options {sorted({*extra, *options})} make no sense with transport='stdio'"
-                raise TypeError(msg)
-            self._server.run(transport)
-            return
-        from mcpdi.lowlevel._handover import serve
-
-        options = {**_http_options(stateless_http, json_response, streamable_http_path), **options}
-        serve(self, transport, host=host, port=port, **options)
+        serving.run(self, transport, host, port, stateless_http, json_response, streamable_http_path, options)
 
     def custom_route(
         self,
@@ -344,14 +279,7 @@ class MCPServer(Registering, Generic[LifespanT]):
         Only the HTTP transport serves it; it passes by no MCP machinery (no session, no
         `Context`, no bearer auth), so check what it needs itself.
         """
-
-        def register(endpoint: Callable[[Any], Awaitable[Any]]) -> Callable[[Any], Awaitable[Any]]:
-            route = CustomRoute(path, endpoint, tuple(methods), name, include_in_schema)
-            self._custom_routes.append(route)
-            self._server.serving_options = self.serving_options
-            return endpoint
-
-        return register
+        return serving.custom_route(self, self._custom_routes, path, methods, name, include_in_schema)
 
     @property
     def app_scope(self) -> AppScope:

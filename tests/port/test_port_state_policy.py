@@ -241,7 +241,7 @@ async def alice_then_bob(url: str, flavour: Flavour) -> Any:
         )
 
 
-@pytest.mark.parametrize("binding", ["by_team", "by_user"])
+@pytest.mark.parametrize("binding", ["by_team", "by_user", "refuses_bob"])
 async def test_bind_principal_decides_who_may_finish_a_round_over_http(binding: str) -> None:
     seen: dict[Flavour, Any] = {}
     for flavour in FLAVOURS:
@@ -252,5 +252,5 @@ async def test_bind_principal_decides_who_may_finish_a_round_over_http(binding: 
     assert seen["mcpdi"] == seen["sdk"]
     if binding == "by_team":
         assert seen["mcpdi"]["content"][0]["text"] == "A1 refunded: True (finished by bob)"
-    else:
+    else:  # separated, or a binding that raises while the round is opened: refused alike
         assert seen["mcpdi"] == {"error": -32602, "message": "Invalid or expired requestState"}

@@ -36,6 +36,14 @@ def by_user(ctx: Any) -> str | None:
     return None if token is None else f"{token.client_id}/{token.subject}"
 
 
+def refuses_bob(ctx: Any) -> str | None:
+    """A directory lookup that fails for Bob: his rounds must be refused, not let through."""
+    token = get_access_token()
+    if token is not None and token.subject == "bob":
+        raise LookupError("bob is not in the directory")
+    return by_user(ctx)
+
+
 class Approval(BaseModel):
     ok: bool
 
