@@ -30,7 +30,11 @@ from mcpdi_transport._http._security import (
     SecurityPolicy,
     security_policy,
 )
-from mcpdi_transport._http._session import DEFAULT_CLIENT_REQUEST_TIMEOUT, DEFAULT_MAX_BUFFERED_BYTES
+from mcpdi_transport._http._session import (
+    DEFAULT_CLIENT_REQUEST_TIMEOUT,
+    DEFAULT_MAX_BUFFERED_BYTES,
+    DEFAULT_MAX_BUFFERED_BYTES_TOTAL,
+)
 from mcpdi_transport._http._shared import SharedLegacyEndpoint
 from mcpdi_transport._http._signals import drain_on_signals
 from mcpdi_transport._http._store import SessionStore
@@ -203,6 +207,7 @@ def build_http_app(
     session_idle_timeout: float = 30 * 60.0,
     client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+    max_buffered_bytes_total: int = DEFAULT_MAX_BUFFERED_BYTES_TOTAL,
     session_id_prefix: str = "",
     sessions: SessionStore | None = None,
     debug: bool | None = None,
@@ -241,7 +246,10 @@ def build_http_app(
     - `client_request_timeout`: seconds a server-to-client request (elicitation, sampling,
       roots) waits for the client's answer before the call fails with `-32001`.
     - `max_buffered_bytes`: events one session keeps for reading and resuming; past it the
-      oldest are dropped.
+      oldest are dropped. `max_buffered_bytes_total`: what all sessions of the process keep
+      together (256 MiB by default); past it the session holding the most loses its oldest
+      events first, and a warning is logged once per overflow. A client resuming past dropped
+      events gets the oldest ones still kept, as with the per-session budget.
     - `session_id_prefix`: starts every `Mcp-Session-Id` this process mints, so a gateway
       in front of several processes can send a session's requests to the one that holds it
       (letters, digits, `-`, `_` and `.` only).
@@ -271,6 +279,7 @@ def build_http_app(
         session_idle_timeout=session_idle_timeout,
         client_request_timeout=client_request_timeout,
         max_buffered_bytes=max_buffered_bytes,
+        max_buffered_bytes_total=max_buffered_bytes_total,
         session_id_prefix=_checked_prefix(session_id_prefix),
     )
     policy = security_policy(

@@ -61,6 +61,7 @@ class AppOptions:
     max_buffered_bytes: int
     session_id_prefix: str = ""
     max_sessions_per_peer: int = 1000
+    max_buffered_bytes_total: int = 256 * 1024 * 1024
 
 
 SHUTTING_DOWN: Final = "The server is shutting down"

@@ -38,7 +38,7 @@ from mcpdi_transport._http._common import (
     watch_disconnect,
 )
 from mcpdi_transport._http._session import LegacySession, StreamPeer, supports_resuming
-from mcpdi_transport._http._sse import SSE_HEADERS, EventStream
+from mcpdi_transport._http._sse import SSE_HEADERS, EventStream, TotalBudget
 from mcpdi_transport._outbound import request_key
 
 __all__ = ("LegacyEndpoint",)
@@ -118,6 +118,8 @@ class LegacyEndpoint:
 
     def __init__(self, options: AppOptions) -> None:
         self.options = options
+        self.total_budget = TotalBudget(options.max_buffered_bytes_total)
+        """The bytes of buffered events all sessions of this app hold together."""
         self.sessions: dict[str, LegacySession] = {}
         self.per_peer: dict[str, int] = {}
         """How many of `sessions` each peer (`peer_of`) holds."""
@@ -200,6 +202,7 @@ class LegacyEndpoint:
             peer=peer,
             max_buffered_bytes=self.options.max_buffered_bytes,
             client_request_timeout=self.options.client_request_timeout,
+            total_budget=self.total_budget,
         )
         self.add_session(session)
         return session

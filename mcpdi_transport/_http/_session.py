@@ -10,7 +10,7 @@ import anyio
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
 from mcpdi.lowlevel import Connection, NoBackChannel, notification_message
-from mcpdi_transport._http._sse import ByteBudget, EventStream
+from mcpdi_transport._http._sse import ByteBudget, EventStream, TotalBudget
 from mcpdi_transport._outbound import OutboundRequests, request_key
 
 __all__ = ("LegacySession", "StreamPeer", "supports_resuming")
@@ -20,6 +20,9 @@ _KEPT_FINISHED_STREAMS: Final = 64
 
 DEFAULT_MAX_BUFFERED_BYTES: Final = 16 * 1024 * 1024
 """Bytes of unread or resumable events one session may hold before its oldest are dropped."""
+
+DEFAULT_MAX_BUFFERED_BYTES_TOTAL: Final = 256 * 1024 * 1024
+"""Bytes of buffered events all sessions of a process may hold; past it the heaviest sheds first."""
 
 DEFAULT_CLIENT_REQUEST_TIMEOUT: Final = 120.0
 """Seconds a server-to-client request (elicitation, sampling, roots) waits for the answer."""
@@ -43,6 +46,7 @@ class LegacySession:
         peer: str = "",
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
+        total_budget: TotalBudget | None = None,
     ) -> None:
         self.session_id = session_id or uuid.uuid4().hex
         self.principal = principal
@@ -57,7 +61,7 @@ class LegacySession:
         """Open HTTP responses of this session (SSE streams being sent): a client is there."""
         self.running: dict[str, anyio.CancelScope] = {}
         self.outbound = OutboundRequests(timeout=client_request_timeout)
-        self.budget = ByteBudget(max_buffered_bytes)
+        self.budget = ByteBudget(max_buffered_bytes, total_budget)
         self.last_active = anyio.current_time()
         self.ended = False
         self._stream_count = 0
@@ -136,6 +140,7 @@ class LegacySession:
         if self.standalone is not None:
             self.standalone.close()
             self.budget.release(self.standalone)
+        self.budget.close()
 
 
 class StreamPeer:

@@ -36,7 +36,7 @@ from mcpdi_transport._http._common import (
 from mcpdi_transport._http._legacy import LegacyEndpoint, caller_owns, reply_session_not_found
 from mcpdi_transport._http._session import LegacySession
 from mcpdi_transport._http._shared_streams import EVENT_ID, Mirror, MirroredStream, StoredStream
-from mcpdi_transport._http._sse import EventStream
+from mcpdi_transport._http._sse import EventStream, TotalBudget
 from mcpdi_transport._http._store import SessionStore
 from mcpdi_transport._outbound import OutboundRequests
 from mcpdi_transport._redis import StoreUnavailable
@@ -83,6 +83,7 @@ class SharedSession(LegacySession):
         max_buffered_bytes: int,
         client_request_timeout: float,
         process: str,
+        total_budget: TotalBudget | None = None,
     ) -> None:
         super().__init__(
             session_id=session_id,
@@ -90,6 +91,7 @@ class SharedSession(LegacySession):
             peer=peer,
             max_buffered_bytes=max_buffered_bytes,
             client_request_timeout=client_request_timeout,
+            total_budget=total_budget,
         )
         # Questions of one session are asked by several processes: ids must not collide.
         # Each id names the process asking, which the client's answer is sent to.
@@ -188,6 +190,7 @@ class SharedLegacyEndpoint(LegacyEndpoint):
             max_buffered_bytes=self.options.max_buffered_bytes,
             client_request_timeout=self.options.client_request_timeout,
             process=self.process,
+            total_budget=self.total_budget,
         )
         self.add_session(session)
         self._by_connection[id(session.connection)] = session

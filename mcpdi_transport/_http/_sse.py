@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+import logging
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, Final
 
 import anyio
 
 from mcpdi.lowlevel import encode_message
 
-__all__ = ("PING", "SSE_HEADERS", "EventStream", "message_frame", "sse_frame")
+__all__ = ("PING", "SSE_HEADERS", "ByteBudget", "EventStream", "TotalBudget", "message_frame", "sse_frame")
 
 SSE_HEADERS: Final[tuple[tuple[bytes, bytes], ...]] = (
     (b"content-type", b"text/event-stream"),
@@ -22,6 +23,8 @@ PING: Final = b": ping\r\n\r\n"
 """A comment line: keeps proxies from closing an idle stream; clients ignore it."""
 
 PING_INTERVAL: Final = 15.0
+
+logger = logging.getLogger("mcpdi_transport")
 
 
 def sse_frame(
@@ -47,6 +50,41 @@ def message_frame(message: Mapping[str, Any], *, event_id: str | None = None) ->
     return head.encode() + encode_message(message) + b"\r\n\r\n"
 
 
+class TotalBudget:
+    """The bytes of buffered events all sessions of a process may hold together.
+
+    Past `limit`, the session holding the most loses its oldest events first, so many
+    sessions that never read cannot fill the server's memory between them.
+    """
+
+    __slots__ = ("budgets", "limit", "overflowing", "used")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+        self.budgets: set[ByteBudget] = set()
+        self.overflowing = False
+        """A warning was logged for the current overflow; again only once usage fell to half."""
+
+    def shed(self, writer: EventStream) -> None:
+        """Drop the heaviest sessions' oldest events until the total holds (`writer`'s newest stays)."""
+        if self.used <= self.limit:
+            if self.overflowing and self.used <= self.limit // 2:
+                self.overflowing = False
+            return
+        if not self.overflowing:
+            self.overflowing = True
+            logger.warning(
+                "buffered events of all sessions exceed max_buffered_bytes_total=%d: "
+                "dropping the oldest events of the sessions holding the most",
+                self.limit,
+            )
+        for budget in sorted(self.budgets, key=lambda budget: budget.used, reverse=True):
+            budget.drop_until(lambda: self.used <= self.limit, writer)
+            if self.used <= self.limit:
+                return
+
+
 class ByteBudget:
     """The bytes of buffered events a session may hold; past it, its oldest events go first.
 
@@ -54,13 +92,16 @@ class ByteBudget:
     make the server hold more than `limit` bytes for it however many calls it leaves behind.
     """
 
-    __slots__ = ("limit", "streams", "used")
+    __slots__ = ("limit", "streams", "total", "used")
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, total: TotalBudget | None = None) -> None:
         self.limit = limit
         self.used = 0
         self.streams: list[EventStream] = []
         """Oldest first: the order events are dropped in."""
+        self.total = total
+        if total is not None:
+            total.budgets.add(self)
 
     def charge(self, size: int, writer: EventStream) -> None:
         """Count `size` new bytes of `writer`'s; drop old events until the budget holds again.
@@ -68,18 +109,39 @@ class ByteBudget:
         The event just written stays, so a reader still connected gets the newest answer.
         """
         self.used += size
+        if self.total is not None:
+            self.total.used += size
+        self.drop_until(lambda: self.used <= self.limit, writer)
+        if self.total is not None:
+            self.total.shed(writer)
+
+    def drop_until(self, enough: Callable[[], bool], writer: EventStream) -> None:
+        """Drop this session's oldest events until `enough()` (`writer`'s newest event stays)."""
         for stream in self.streams:
             keep = 1 if stream is writer else 0
-            while self.used > self.limit and stream.drop_oldest(keep=keep):
+            while not enough() and stream.drop_oldest(keep=keep):
                 pass
-            if self.used <= self.limit:
+            if enough():
                 return
+
+    def uncharge(self, size: int) -> None:
+        """`size` bytes of this session's are free again."""
+        self.used -= size
+        if self.total is not None:
+            self.total.used -= size
 
     def release(self, stream: EventStream) -> None:
         """`stream` is forgotten: its bytes are free again."""
         if stream in self.streams:
             self.streams.remove(stream)
-            self.used -= stream.buffered_bytes
+            self.uncharge(stream.buffered_bytes)
+
+    def close(self) -> None:
+        """The session ended: it no longer counts towards the total."""
+        for stream in list(self.streams):
+            self.release(stream)
+        if self.total is not None:
+            self.total.budgets.discard(self)
 
 
 class EventStream:
@@ -150,7 +212,7 @@ class EventStream:
         self._dropped += 1
         self.buffered_bytes -= size
         if self._budget is not None:
-            self._budget.used -= size
+            self._budget.uncharge(size)
         return True
 
     def prime(self, retry_ms: int | None) -> None:

@@ -1,0 +1,191 @@
+"""All sessions of a process share one budget for buffered events: the heaviest sheds first."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+import pytest
+import uvicorn
+from transport_asgi import LEGACY_HEADERS, initialize_body
+
+from mcpdi.lowlevel import Server, ServerRequestContext
+from mcpdi_transport._http._app import build_http_app
+from mcpdi_transport._http._legacy import LegacyEndpoint
+from mcpdi_transport._http._session import LegacySession
+from mcpdi_transport._http._sse import ByteBudget, EventStream, TotalBudget
+from mcpdi_transport._listen import bind_socket
+
+pytestmark = pytest.mark.anyio
+
+PAD = "x" * 2000
+TOTAL = 20_000
+
+
+async def list_tools(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    return types.ListToolsResult(tools=[types.Tool(name="chatter", input_schema={"type": "object"})])
+
+
+async def chatter(
+    ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+) -> types.CallToolResult:
+    """Send `count` log messages of 2000 bytes each, then wait until the session ends."""
+    count = int((params.arguments or {}).get("count", 1))
+    for number in range(count):
+        await ctx.send_notification("notifications/message", {"level": "info", "data": f"{number}:{PAD}"})
+    await anyio.sleep_forever()
+    raise AssertionError  # pragma: no cover
+
+
+chatty = Server("chatty", version="0.1.0", on_list_tools=list_tools, on_call_tool=chatter)
+
+
+@asynccontextmanager
+async def serving(app: Any) -> AsyncIterator[httpx2.AsyncClient]:
+    """`app` under uvicorn on 127.0.0.1 and a free port; a client of it."""
+    sock = bind_socket("127.0.0.1", 0)
+    port: int = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
+    runner = uvicorn.Server(config)
+    async with anyio.create_task_group() as group:
+        group.start_soon(runner.serve, [sock])
+        with anyio.fail_after(10):
+            while not runner.started:
+                await anyio.sleep(0.01)
+        async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+            yield client
+        runner.should_exit = True
+    sock.close()
+
+
+async def open_session(client: httpx2.AsyncClient) -> dict[str, str]:
+    opened = await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
+    assert opened.status_code == 200
+    headers = {**LEGACY_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert (await client.post("/mcp", json=initialized, headers=headers)).status_code == 202
+    return {**headers, "mcp-protocol-version": "2025-11-25"}
+
+
+async def read_events(response: httpx2.Response, count: int) -> list[tuple[str, dict[str, Any]]]:
+    """The ids and messages of the next `count` message events of an SSE response."""
+    events: list[tuple[str, dict[str, Any]]] = []
+    event_id = ""
+    with anyio.fail_after(10):
+        async for line in response.aiter_lines():
+            if line.startswith("id: "):
+                event_id = line[4:]
+            elif line.startswith("data: {"):
+                events.append((event_id, json.loads(line[6:])))
+                if len(events) == count:
+                    break
+    return events
+
+
+async def chat(client: httpx2.AsyncClient, headers: dict[str, str], id_: int, count: int) -> None:
+    """Call `chatter`, read its `count` messages, and leave the call (and its stream) running."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": id_,
+        "method": "tools/call",
+        "params": {"name": "chatter", "arguments": {"count": count}},
+    }
+    async with client.stream("POST", "/mcp", json=body, headers=headers) as response:
+        assert response.status_code == 200
+        assert len(await read_events(response, count)) == count
+
+
+def buffered(session: LegacySession) -> list[int]:
+    return [stream.buffered_bytes for stream in session.streams.values()]
+
+
+@pytest.mark.slow
+async def test_many_sessions_together_hold_no_more_than_the_total_and_the_heaviest_sheds_first(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    app = build_http_app(chatty, max_buffered_bytes_total=TOTAL)
+    endpoint: LegacyEndpoint = app.routes[0].endpoint.legacy  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
+    async with serving(app) as client:
+        light_headers = await open_session(client)
+        await chat(client, light_headers, 2, 2)  # the oldest events of all
+        light = endpoint.sessions[light_headers["mcp-session-id"]]
+        light_bytes = buffered(light)
+        heavy_headers = await open_session(client)
+        with caplog.at_level(logging.WARNING, logger="mcpdi_transport"):
+            for number in range(4):
+                await chat(client, heavy_headers, 10 + number, 3)
+        heavy = endpoint.sessions[heavy_headers["mcp-session-id"]]
+        held = sum(buffered(light)) + sum(buffered(heavy))
+        assert endpoint.total_budget.used == held
+        assert held <= TOTAL
+        assert buffered(light) == light_bytes  # untouched: the heavy session paid
+        assert len(heavy.streams) == 4
+        oldest, *_, newest = buffered(heavy)
+        assert oldest == 0  # its oldest events went first
+        assert newest > 3 * len(PAD)  # its newest are all kept
+        # The light session's events can still be resumed, every one of them.
+        resume = {**light_headers, "last-event-id": "2-0"}
+        async with client.stream("GET", "/mcp", headers=resume) as response:
+            resumed = await read_events(response, 2)
+        # The heavy one's first stream resumes past what was dropped (nothing is left to send).
+        assert heavy.find_stream("2-1") is not None
+    assert [data for _, data in resumed] == [
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": f"{n}:{PAD}"},
+        }
+        for n in range(2)
+    ]
+    assert [event_id for event_id, _ in resumed] == ["2-1", "2-2"]
+    overflows = [
+        record.getMessage() for record in caplog.records if "max_buffered_bytes_total" in record.getMessage()
+    ]
+    assert overflows == [
+        "buffered events of all sessions exceed max_buffered_bytes_total=20000: "
+        "dropping the oldest events of the sessions holding the most"
+    ]
+
+
+def note(number: int) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": "n", "params": {"pad": f"{number}:{'x' * 100}"}}
+
+
+def test_the_total_takes_from_the_heaviest_session_and_an_ended_one_frees_its_share(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    total = TotalBudget(1000)
+    light, heavy = ByteBudget(10_000, total), ByteBudget(10_000, total)
+    kept = EventStream("1", resumable=True, budget=light)
+    kept.append(note(0))
+    shedding = EventStream("1", resumable=True, budget=heavy)
+    with caplog.at_level(logging.WARNING, logger="mcpdi_transport"):
+        for number in range(12):
+            shedding.append(note(number))
+    assert total.used == light.used + heavy.used <= 1000
+    assert light.used == kept.buffered_bytes > 0
+    assert heavy.used == shedding.buffered_bytes > 0
+    assert (
+        len([record for record in caplog.records if "max_buffered_bytes_total" in record.getMessage()]) == 1
+    )
+    heavy.close()
+    assert (total.used, total.budgets, total.overflowing) == (light.used, {light}, True)
+    kept.append(note(1))  # back under half the limit: the next overflow warns again
+    assert not total.overflowing
+
+
+def test_the_event_just_written_stays_even_past_the_total() -> None:
+    total = TotalBudget(10)
+    stream = EventStream("1", resumable=True, budget=ByteBudget(10_000, total))
+    stream.append(note(0))
+    stream.append(note(1))
+    assert stream.position_after("1-0") == 1
+    assert total.used == stream.buffered_bytes > 10
