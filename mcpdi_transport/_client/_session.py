@@ -362,6 +362,8 @@ class ClientSession:
             {"jsonrpc": "2.0", "method": "notifications/initialized"},
             {"MCP-Protocol-Version": result.protocol_version},
         )
+        if self.log_level is not None and result.capabilities.logging is not None:
+            await self.send("logging/setLevel", {"level": self.log_level})
 
 
 def _mutual_modern(error: MCPError) -> list[str]:
