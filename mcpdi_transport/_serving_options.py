@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping
 from typing import Final
 
-from mcpdi import AccessToken
+from mcpdi import AccessToken, AuthSettings, TokenVerifier
 from mcpdi.lowlevel import ServingOptions
 
 __all__ = ("TOKEN_VARIABLE", "StdioAuthError", "serving_options_of", "stdio_principal", "verified_principal")
@@ -31,6 +31,27 @@ def serving_options_of(server: object) -> ServingOptions:
     """The server's `serving_options`; the defaults for an object that carries none."""
     options = getattr(server, "serving_options", None)
     return options if isinstance(options, ServingOptions) else ServingOptions()
+
+
+def options_for_app(
+    server: object,
+    *,
+    token_verifier: TokenVerifier | None,
+    auth: AuthSettings | None,
+    debug: bool | None,
+) -> ServingOptions:
+    """The server's own options with an entry point's keywords over them.
+
+    The auth pair comes whole, from the entry point or from the server (never one half of
+    each), so no keyword can switch the server's auth off.
+    """
+    own = serving_options_of(server)
+    if token_verifier is None and auth is None:
+        token_verifier, auth = own.token_verifier, own.auth
+    if (token_verifier is None) != (auth is None):
+        msg = "bearer auth needs both token_verifier= and auth=AuthSettings(...)"
+        raise ValueError(msg)
+    return ServingOptions(token_verifier, auth, own.routes, own.debug if debug is None else debug)
 
 
 async def stdio_principal(server: object, environ: Mapping[str, str] = os.environ) -> AccessToken | None:

@@ -28,7 +28,7 @@ from mcpdi_transport._http._security import (
     DEFAULT_MAX_BODY_SIZE,
     BodyLimit,
     SecurityPolicy,
-    security_policy,
+    announced_security_policy,
 )
 from mcpdi_transport._http._session import (
     DEFAULT_CLIENT_REQUEST_TIMEOUT,
@@ -39,7 +39,7 @@ from mcpdi_transport._http._shared import SharedLegacyEndpoint
 from mcpdi_transport._http._signals import drain_on_signals
 from mcpdi_transport._http._store import SessionStore
 from mcpdi_transport._listen import ServesMCP
-from mcpdi_transport._serving_options import serving_options_of
+from mcpdi_transport._serving_options import options_for_app
 
 __all__ = ("build_http_app", "starlette_route")
 
@@ -265,10 +265,8 @@ def build_http_app(
     when mounting this app into another one, enter `app.router.lifespan_context(app)` from
     the outer app's lifespan.
     """
-    own = serving_options_of(server)
-    if token_verifier is None and auth is None:  # the pair comes whole, from here or from the server
-        token_verifier, auth = own.token_verifier, own.auth
-    debug = own.debug if debug is None else debug
+    own = options_for_app(server, token_verifier=token_verifier, auth=auth, debug=debug)
+    token_verifier, auth, debug = own.token_verifier, own.auth, own.debug
     routes = [*map(starlette_route, own.routes), *routes]
     options = AppOptions(
         json_response=json_response,
@@ -282,14 +280,12 @@ def build_http_app(
         max_buffered_bytes_total=max_buffered_bytes_total,
         session_id_prefix=_checked_prefix(session_id_prefix),
     )
-    policy = security_policy(
+    policy = announced_security_policy(
         host,
         dns_rebinding_protection=dns_rebinding_protection,
         allowed_hosts=allowed_hosts,
         allowed_origins=allowed_origins,
     )
-    for warning in policy.warnings:
-        logger.warning("%s", warning)
     if sessions is not None and stateless:
         msg = "sessions= keeps handshake-era sessions, which stateless=True turns off: pass one of the two"
         raise ValueError(msg)
@@ -315,9 +311,6 @@ def build_http_app(
     mcp_endpoint: ASGIApp = endpoint
     metadata_routes: list[BaseRoute] = []
     exempt_path: str | None = None
-    if (token_verifier is None) != (auth is None):
-        msg = "bearer auth needs both token_verifier= and auth=AuthSettings(...)"
-        raise ValueError(msg)
     if token_verifier is not None and auth is not None:
         # The token is checked before the body is read: the body limit goes behind the gate.
         limited = BodyLimit(endpoint, max_body_size=max_body_size, body_timeout=body_timeout)

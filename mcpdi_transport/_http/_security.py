@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final, cast
@@ -19,10 +20,13 @@ __all__ = (
     "DEFAULT_MAX_BODY_SIZE",
     "BodyLimit",
     "SecurityPolicy",
+    "announced_security_policy",
     "is_json_media_type",
     "is_loopback",
     "security_policy",
 )
+
+logger = logging.getLogger("mcpdi_transport")
 
 DEFAULT_MAX_BODY_SIZE: Final = 4 * 1024 * 1024
 """Request bodies above 4 MiB are refused with 413."""
@@ -107,6 +111,25 @@ class SecurityPolicy:
 
 def _lowered(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(value.strip().lower().rstrip("/") for value in values)
+
+
+def announced_security_policy(
+    host: str,
+    *,
+    dns_rebinding_protection: bool | None,
+    allowed_hosts: Iterable[str] | None,
+    allowed_origins: Iterable[str] | None,
+) -> SecurityPolicy:
+    """`security_policy`, with each check it leaves off logged once, as an app starts."""
+    policy = security_policy(
+        host,
+        dns_rebinding_protection=dns_rebinding_protection,
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+    )
+    for warning in policy.warnings:
+        logger.warning("%s", warning)
+    return policy
 
 
 def security_policy(

@@ -46,14 +46,14 @@ from mcpdi_transport._http._security import (
     DEFAULT_MAX_BODY_SIZE,
     BodyLimit,
     SecurityPolicy,
-    security_policy,
+    announced_security_policy,
 )
 from mcpdi_transport._http._session import DEFAULT_CLIENT_REQUEST_TIMEOUT
 from mcpdi_transport._http._signals import drain_on_signals
 from mcpdi_transport._listen import ServesMCP, bind_socket
 from mcpdi_transport._outbound import OutboundRequests, request_key
 from mcpdi_transport._serving import serve_message
-from mcpdi_transport._serving_options import serving_options_of
+from mcpdi_transport._serving_options import options_for_app
 
 __all__ = ("build_sse_app", "serve_sse")
 
@@ -331,21 +331,14 @@ def build_sse_app(
         msg = "max_body_size must be a positive number of bytes"
         raise ValueError(msg)
     message_path = _message_path(message_path)
-    own = serving_options_of(server)
-    if token_verifier is None and auth is None:
-        token_verifier, auth = own.token_verifier, own.auth
-    if (token_verifier is None) != (auth is None):
-        msg = "bearer auth needs both token_verifier= and auth=AuthSettings(...)"
-        raise ValueError(msg)
-    debug = own.debug if debug is None else debug
-    policy = security_policy(
+    own = options_for_app(server, token_verifier=token_verifier, auth=auth, debug=debug)
+    token_verifier, auth, debug = own.token_verifier, own.auth, own.debug
+    policy = announced_security_policy(
         host,
         dns_rebinding_protection=dns_rebinding_protection,
         allowed_hosts=allowed_hosts,
         allowed_origins=allowed_origins,
     )
-    for warning in policy.warnings:
-        logger.warning("%s", warning)
     endpoints = _SseEndpoints(policy, mount_path.rstrip("/") + message_path, client_request_timeout)
     stream: ASGIApp = _Asgi(endpoints.stream)
     messages: ASGIApp = BodyLimit(endpoints.message, max_body_size=max_body_size, body_timeout=body_timeout)
