@@ -38,8 +38,6 @@ if _typing.TYPE_CHECKING:
     from mcpdi._errors import UnexpectedToolError as UnexpectedToolError
     from mcpdi._errors import UrlElicitationRequiredError as UrlElicitationRequiredError
     from mcpdi._in_memory._calls import ReadResourceContents as ReadResourceContents
-    from mcpdi._media import Audio as Audio
-    from mcpdi._media import Image as Image
     from mcpdi._messages import AssistantMessage as AssistantMessage
     from mcpdi._messages import Message as Message
     from mcpdi._messages import UserMessage as UserMessage
@@ -47,7 +45,10 @@ if _typing.TYPE_CHECKING:
     from mcpdi._middleware import Middleware as Middleware
     from mcpdi._middleware import MiddlewareContext as MiddlewareContext
     from mcpdi._middleware import ServerMiddleware as ServerMiddleware
-    from mcpdi._resource_security import ResourceSecurity as ResourceSecurity
+    from mcpdi._output._media import Audio as Audio
+    from mcpdi._output._media import Image as Image
+    from mcpdi._resources._security import ResourceSecurity as ResourceSecurity
+    from mcpdi._resources._uri_template import InvalidUriTemplate as InvalidUriTemplate
     from mcpdi._server import MCPServer as MCPServer
     from mcpdi._state._aead import AesGcmCodec as AesGcmCodec
     from mcpdi._state._codec import HmacCodec as HmacCodec
@@ -58,7 +59,6 @@ if _typing.TYPE_CHECKING:
     from mcpdi._state._replay import from_address as from_address
     from mcpdi._state._security import RequestStateSecurity as RequestStateSecurity
     from mcpdi._state._security import authenticated_principal as authenticated_principal
-    from mcpdi._uri_template import InvalidUriTemplate as InvalidUriTemplate
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
     from mcpdi.engine import RoundOutcome as RoundOutcome
@@ -73,7 +73,7 @@ _HOMES: dict[str, str] = {
     "AesGcmCodec": "mcpdi._state._aead",
     "AskModel": "mcpdi._asking",
     "AssistantMessage": "mcpdi._messages",
-    "Audio": "mcpdi._media",
+    "Audio": "mcpdi._output._media",
     "authenticated": "mcpdi._auth",
     "AuthSettings": "mcpdi._auth",
     "CallNext": "mcpdi._middleware",
@@ -88,10 +88,10 @@ _HOMES: dict[str, str] = {
     "Header": "mcpdi._arguments",
     "HmacCodec": "mcpdi._state._codec",
     "Icon": "mcp_types",
-    "Image": "mcpdi._media",
+    "Image": "mcpdi._output._media",
     "InvalidRequestState": "mcpdi._state._codec",
     "InvalidSignature": "mcpdi.engine",
-    "InvalidUriTemplate": "mcpdi._uri_template",
+    "InvalidUriTemplate": "mcpdi._resources._uri_template",
     "ListRoots": "mcpdi._asking",
     "MCPError": "mcpdi.lowlevel",
     "MCPServer": "mcpdi._server",
@@ -108,7 +108,7 @@ _HOMES: dict[str, str] = {
     "Resolve": "mcpdi.engine",
     "ResourceError": "mcpdi._errors",
     "ResourceNotFoundError": "mcpdi._errors",
-    "ResourceSecurity": "mcpdi._resource_security",
+    "ResourceSecurity": "mcpdi._resources._security",
     "RoundOutcome": "mcpdi.engine",
     "Sample": "mcpdi._asking",
     "Server": "mcpdi.lowlevel",

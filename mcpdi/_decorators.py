@@ -18,7 +18,7 @@ from mcpdi._sdk_server import prompt_parts
 
 if TYPE_CHECKING:
     from mcpdi._registry import Registry
-    from mcpdi._resource_security import ResourceSecurity
+    from mcpdi._resources._security import ResourceSecurity
     from mcpdi.lowlevel._server import Server
 
 __all__ = ("Registering",)
@@ -174,7 +174,7 @@ class Registering:
         qualify); its `title`, `description`, `mime_type`, `icons`, `annotations` and
         `meta` are published when present.
         """
-        from mcpdi._resource_objects import registrable  # the reference SDK's resource objects
+        from mcpdi._resources._objects import registrable  # the reference SDK's resource objects
 
         fn, uri, options = registrable(resource, uri, ResourceOptions.from_arguments(locals()))
         self._registry.add_resource(

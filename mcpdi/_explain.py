@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcpdi._asking import MCPQuestion
-from mcpdi._tools import RegisteredTool
+from mcpdi._tools._compiled import RegisteredTool
 from mcpdi.engine import InvalidSignature, Step
 from mcpdi.engine._explain import Explanation, explain, question_classes, worst_case_chain
 

@@ -24,8 +24,8 @@ from mcpdi._auth import INSUFFICIENT_SCOPE, get_access_token, missing_scopes
 from mcpdi._context import Context
 from mcpdi._middleware import ServerMiddleware, bypass_when_idle, wrap_handler
 from mcpdi._prompts import get_prompt
-from mcpdi._resources import read_resource
-from mcpdi._tools import call_tool
+from mcpdi._resources._compiled import read_resource
+from mcpdi._tools._compiled import call_tool
 from mcpdi.lowlevel._errors import MCPError
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from mcp_types import ContentBlock, PromptMessage, TextContent
 from pydantic import BaseModel
 
-from mcpdi._media import Audio, Image
+from mcpdi._output._media import Audio, Image
 
 __all__ = ("AssistantMessage", "Message", "UserMessage")
 

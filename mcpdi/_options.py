@@ -15,7 +15,7 @@ from mcpdi._state._security import RequestStateSecurity
 if TYPE_CHECKING:
     from mcp_types import Annotations, Icon, ToolAnnotations
 
-    from mcpdi._resource_security import ResourceSecurity
+    from mcpdi._resources._security import ResourceSecurity
 
 __all__ = ("PromptOptions", "ResourceOptions", "ToolOptions", "chosen_request_state")
 

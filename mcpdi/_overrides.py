@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from mcpdi._registration import compile_mcp_plan
-from mcpdi._tools import RegisteredTool, traced_later
+from mcpdi._tools._compiled import RegisteredTool, traced_later
 from mcpdi.engine import Plan
 
 __all__ = ("ResolverOverrides",)

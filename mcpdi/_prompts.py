@@ -22,7 +22,7 @@ from mcpdi._arguments import ArgumentsModel, ArgumentsPlan, dump_arguments, plan
 from mcpdi._context import Context
 from mcpdi._deferred import Deferred
 from mcpdi._options import PromptOptions
-from mcpdi._output import to_content
+from mcpdi._output._convert import to_content
 from mcpdi._registration import (
     compile_mcp_plan,
     fields_as_typed,
@@ -32,7 +32,7 @@ from mcpdi._registration import (
 )
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state._security import RequestStateSecurity
-from mcpdi._tools import failure_text
+from mcpdi._tools._compiled import failure_text
 from mcpdi.engine import Plan
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 

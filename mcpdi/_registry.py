@@ -10,14 +10,14 @@ from mcp_types import ListToolsResult, Prompt, Resource, ResourceTemplate, Tool
 
 from mcpdi._errors import ToolError
 from mcpdi._prompts import RegisteredPrompt, compile_prompt
-from mcpdi._resources import RegisteredResource, compile_resource
-from mcpdi._tool_names import warn_on_invalid_tool_name
-from mcpdi._tools import RegisteredTool, compile_tool
+from mcpdi._resources._compiled import RegisteredResource, compile_resource
+from mcpdi._tools._compiled import RegisteredTool, compile_tool
+from mcpdi._tools._names import warn_on_invalid_tool_name
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
 
 if TYPE_CHECKING:
     from mcpdi._options import PromptOptions, ResourceOptions, ToolOptions
-    from mcpdi._resource_security import ResourceSecurity
+    from mcpdi._resources._security import ResourceSecurity
     from mcpdi.engine import Plan
     from mcpdi.lowlevel._param_headers import HeaderParam
 

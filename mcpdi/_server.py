@@ -30,11 +30,11 @@ from mcpdi._options import chosen_request_state
 from mcpdi._overrides import ResolverOverrides
 from mcpdi._registration import caller_namespace
 from mcpdi._registry import Registry
-from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
+from mcpdi._resources._security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._sdk_server import add_sdk_objects, refuse_unserved
 from mcpdi._settings import LogLevelName, Settings
 from mcpdi._state._security import RequestStateSecurity
-from mcpdi._tools import RegisteredTool
+from mcpdi._tools._compiled import RegisteredTool
 from mcpdi.engine import AppScope
 from mcpdi.lowlevel._handover import TransportName, serve_async
 from mcpdi.lowlevel._param_headers import HeaderParam

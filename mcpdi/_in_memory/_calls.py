@@ -25,7 +25,7 @@ from mcp_types import (
 )
 
 from mcpdi._errors import ResourceError, ResourceNotFoundError
-from mcpdi._tool_failures import raise_tool_failure
+from mcpdi._tools._failures import raise_tool_failure
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
 
 if TYPE_CHECKING:

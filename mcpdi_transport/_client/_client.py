@@ -32,12 +32,12 @@ from mcpdi_transport._client._callbacks import (
     SamplingCallback,
 )
 from mcpdi_transport._client._channel import Channel, ChannelTarget, ConnectionLost
+from mcpdi_transport._client._client_session import ClientSession, Mode
 from mcpdi_transport._client._http import open_http_channel
 from mcpdi_transport._client._memory import RunnableServer, open_memory_channel
 from mcpdi_transport._client._rounds import Resend, drive_rounds
 from mcpdi_transport._client._sdk_options import completion_params, sdk_client_options
 from mcpdi_transport._client._sdk_session import SessionView, round_params
-from mcpdi_transport._client._session import ClientSession, Mode
 from mcpdi_transport._client._stdio import StdioTarget, open_stdio_channel
 
 __all__ = ("Client",)

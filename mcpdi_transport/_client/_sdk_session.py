@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from pydantic import BaseModel
 
+from mcpdi_transport._client._client_session import within_timeout
 from mcpdi_transport._client._rounds import result_type_of
-from mcpdi_transport._client._session import within_timeout
 
 if TYPE_CHECKING:
     from mcpdi_transport._client._callbacks import ProgressCallback

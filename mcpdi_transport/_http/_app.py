@@ -22,6 +22,11 @@ from mcpdi.lowlevel import CustomRoute
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
 from mcpdi_transport._http._common import AppOptions, Running, header_values
 from mcpdi_transport._http._legacy import LegacyEndpoint
+from mcpdi_transport._http._legacy_session import (
+    DEFAULT_CLIENT_REQUEST_TIMEOUT,
+    DEFAULT_MAX_BUFFERED_BYTES,
+    DEFAULT_MAX_BUFFERED_BYTES_TOTAL,
+)
 from mcpdi_transport._http._modern import serve_modern_request
 from mcpdi_transport._http._security import (
     DEFAULT_BODY_TIMEOUT,
@@ -29,11 +34,6 @@ from mcpdi_transport._http._security import (
     BodyLimit,
     SecurityPolicy,
     announced_security_policy,
-)
-from mcpdi_transport._http._session import (
-    DEFAULT_CLIENT_REQUEST_TIMEOUT,
-    DEFAULT_MAX_BUFFERED_BYTES,
-    DEFAULT_MAX_BUFFERED_BYTES_TOTAL,
 )
 from mcpdi_transport._http._shared import SharedLegacyEndpoint
 from mcpdi_transport._http._signals import drain_on_signals

@@ -37,7 +37,7 @@ from mcpdi_transport._http._common import (
     receive_json,
     watch_disconnect,
 )
-from mcpdi_transport._http._session import LegacySession, StreamPeer, supports_resuming
+from mcpdi_transport._http._legacy_session import LegacySession, StreamPeer, supports_resuming
 from mcpdi_transport._http._sse import SSE_HEADERS, EventStream, TotalBudget
 from mcpdi_transport._outbound import request_key
 

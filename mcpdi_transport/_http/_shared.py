@@ -34,7 +34,7 @@ from mcpdi_transport._http._common import (
     json_reply,
 )
 from mcpdi_transport._http._legacy import LegacyEndpoint, caller_owns, reply_session_not_found
-from mcpdi_transport._http._session import LegacySession
+from mcpdi_transport._http._legacy_session import LegacySession
 from mcpdi_transport._http._shared_streams import EVENT_ID, Mirror, MirroredStream, StoredStream
 from mcpdi_transport._http._sse import EventStream, TotalBudget
 from mcpdi_transport._http._store import SessionStore

@@ -41,6 +41,7 @@ from mcpdi.lowlevel import (
 from mcpdi_transport._http._app import starlette_route
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
 from mcpdi_transport._http._common import header_values
+from mcpdi_transport._http._legacy_session import DEFAULT_CLIENT_REQUEST_TIMEOUT
 from mcpdi_transport._http._security import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_MAX_BODY_SIZE,
@@ -48,7 +49,6 @@ from mcpdi_transport._http._security import (
     SecurityPolicy,
     announced_security_policy,
 )
-from mcpdi_transport._http._session import DEFAULT_CLIENT_REQUEST_TIMEOUT
 from mcpdi_transport._http._signals import drain_on_signals
 from mcpdi_transport._listen import ServesMCP, bind_socket
 from mcpdi_transport._outbound import OutboundRequests, request_key

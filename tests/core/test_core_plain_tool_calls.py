@@ -22,7 +22,7 @@ from hypothesis_examples import examples
 
 from mcpdi import MCPServer
 from mcpdi._arguments import dump_arguments, plan_arguments, pre_parse_json, read_plain_arguments
-from mcpdi._output import plan_output
+from mcpdi._output._convert import plan_output
 from mcpdi.engine import Argument
 from mcpdi.lowlevel import Connection
 from mcpdi.lowlevel._runner import _dump  # pyright: ignore[reportPrivateUsage]

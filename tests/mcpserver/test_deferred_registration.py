@@ -20,12 +20,12 @@ from hypothesis_examples import examples
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
 import mcpdi._arguments
-import mcpdi._output
-import mcpdi._resources
+import mcpdi._output._convert
+import mcpdi._resources._compiled
 from mcpdi import Header, MCPServer, Resolve
 from mcpdi._arguments import ArgumentsModel, build_arguments_model, plan_arguments
 from mcpdi._deferred import Deferred
-from mcpdi._output import plan_output, plan_output_later
+from mcpdi._output._convert import plan_output, plan_output_later
 from mcpdi.engine import Argument, InvalidSignature
 
 from .conftest import connect
@@ -432,7 +432,7 @@ def _race(first_use: Callable[[], tuple[Any, ...]], threads: int = 8) -> list[tu
 def test_racing_threads_build_a_tools_model_schema_and_entry_once(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[str] = []
     original = mcpdi._arguments.build_arguments_model  # pyright: ignore[reportPrivateUsage]
-    wrapped = mcpdi._output.choose_output_model  # pyright: ignore[reportPrivateUsage]
+    wrapped = mcpdi._output._convert.choose_output_model  # pyright: ignore[reportPrivateUsage]
 
     def counting_model(*args: Any, **kwargs: Any) -> Any:
         built.append("arguments")
@@ -443,7 +443,7 @@ def test_racing_threads_build_a_tools_model_schema_and_entry_once(monkeypatch: p
         return wrapped(*args, **kwargs)
 
     monkeypatch.setattr(mcpdi._arguments, "build_arguments_model", counting_model)
-    monkeypatch.setattr(mcpdi._output, "choose_output_model", counting_output)
+    monkeypatch.setattr(mcpdi._output._convert, "choose_output_model", counting_output)
     mcp = MCPServer("shop")
     mcp.add_tool(_tool("t", {"tags": list[str]}, list[Shelf]))
     tool = mcp.registered_tool("t")
@@ -457,7 +457,7 @@ def test_racing_threads_build_a_tools_model_schema_and_entry_once(monkeypatch: p
 def test_racing_threads_build_a_prompts_and_a_templates_entries_once(monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[str] = []
     original = mcpdi._arguments.build_arguments_model  # pyright: ignore[reportPrivateUsage]
-    pattern = mcpdi._resources._template_pattern  # pyright: ignore[reportPrivateUsage]
+    pattern = mcpdi._resources._compiled._template_pattern  # pyright: ignore[reportPrivateUsage]
 
     def counting_model(model_name: str, *args: Any, **kwargs: Any) -> Any:
         built.append(model_name)
@@ -468,7 +468,7 @@ def test_racing_threads_build_a_prompts_and_a_templates_entries_once(monkeypatch
         return pattern(template)
 
     monkeypatch.setattr(mcpdi._arguments, "build_arguments_model", counting_model)
-    monkeypatch.setattr(mcpdi._resources, "_template_pattern", counting_pattern)
+    monkeypatch.setattr(mcpdi._resources._compiled, "_template_pattern", counting_pattern)
     mcp = MCPServer("shop")
     mcp.prompt()(_tool("ask", {"tags": list[str]}, str))
     mcp.resource("books://{title}")(_tool("read", {"title": str}, str))

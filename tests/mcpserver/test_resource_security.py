@@ -11,7 +11,7 @@ import pytest
 from inline_snapshot import snapshot
 
 from mcpdi import InvalidSignature, MCPServer, ResourceSecurity
-from mcpdi._resource_security import escapes_its_root, is_absolute_path
+from mcpdi._resources._security import escapes_its_root, is_absolute_path
 
 from .conftest import connect
 

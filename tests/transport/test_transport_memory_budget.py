@@ -18,7 +18,7 @@ from transport_asgi import LEGACY_HEADERS, initialize_body
 from mcpdi.lowlevel import Server, ServerRequestContext
 from mcpdi_transport._http._app import build_http_app
 from mcpdi_transport._http._legacy import LegacyEndpoint
-from mcpdi_transport._http._session import LegacySession
+from mcpdi_transport._http._legacy_session import LegacySession
 from mcpdi_transport._http._sse import ByteBudget, EventStream, TotalBudget
 from mcpdi_transport._listen import bind_socket
 

@@ -32,7 +32,7 @@ NOT_FOR_INITIALIZE = (
     "mcpdi._in_memory",  # `MCPServer.call_tool` and friends, for tests
     "mcpdi._explain",  # `max_rounds` and `mcp.explain`
     "mcpdi.engine._explain",
-    "mcpdi._resource_objects",  # `add_resource(obj)`
+    "mcpdi._resources._objects",  # `add_resource(obj)`
     "mcpdi._messages",  # a prompt's rendered messages
     "opentelemetry.propagate",  # the parent span of a traced request
     "starlette",

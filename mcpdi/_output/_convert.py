@@ -23,8 +23,8 @@ from pydantic import BaseModel, PydanticUserError, TypeAdapter
 from mcpdi._annotations import is_union, strip_annotated
 from mcpdi._buildable import StrictSchema, builds_later
 from mcpdi._deferred import Deferred
-from mcpdi._media import Audio, Image
-from mcpdi._output_model import choose_output_model
+from mcpdi._output._media import Audio, Image
+from mcpdi._output._model import choose_output_model
 from mcpdi.engine import InvalidSignature
 
 __all__ = ("Output", "plan_output", "plan_output_later", "returns_input_required", "to_content")

@@ -28,11 +28,11 @@ from mcpdi._deferred import Deferred
 from mcpdi._errors import ResourceError, ResourceNotFoundError
 from mcpdi._options import ResourceOptions
 from mcpdi._registration import compile_mcp_plan, fields_as_typed, function_name, published_description
-from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
+from mcpdi._resources._security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
+from mcpdi._resources._uri_template import UriMatcher, decoded, parse_uri_template
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state._security import RequestStateSecurity
-from mcpdi._tools import failure_text
-from mcpdi._uri_template import UriMatcher, decoded, parse_uri_template
+from mcpdi._tools._compiled import failure_text
 from mcpdi.engine import InvalidSignature, Plan, ResolverError
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError
 

@@ -34,7 +34,7 @@ from mcpdi._context import Context
 from mcpdi._deferred import Deferred
 from mcpdi._errors import ElicitationRefused, ResourceError, ToolError
 from mcpdi._options import ToolOptions
-from mcpdi._output import Output, plan_output_later, returns_input_required
+from mcpdi._output._convert import Output, plan_output_later, returns_input_required
 from mcpdi._registration import (
     compile_mcp_plan,
     fields_as_typed,
