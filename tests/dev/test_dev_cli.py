@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, start_dev, stop
+from devprocess import ROOT, start_dev, stop
 from inline_snapshot import snapshot
 
 from mcpdi_transport._listen import bind_socket

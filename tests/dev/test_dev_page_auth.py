@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
-from conftest import start_dev, stop
+from devprocess import start_dev, stop
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from conftest import start_dev, stop
+from devprocess import start_dev, stop
 from test_dev_page_browser import WAIT_MS, open_page
 
 if TYPE_CHECKING:
