@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
-from mcpdi._auth import get_access_token, principal_of
 from mcpdi._state._codec import (
     COMPRESS_ABOVE,
     MAX_PAYLOAD_SIZE,
@@ -66,11 +65,9 @@ BindPrincipal = Callable[[ServerRequestContext[Any]], "str | None"]
 
 
 def authenticated_principal(ctx: ServerRequestContext[Any]) -> str | None:
-    """The default principal binding: the principal an in-memory call names, else the verified
-    bearer token's (client, subject) pair as `principal_of` writes it; None when anonymous."""
-    if ctx.principal is not None:
-        return principal_identity(ctx.principal)
-    return principal_of(get_access_token())
+    """The default principal binding: the request's `principal`, as its context was given it (the
+    one an in-memory call names, else the verified bearer token's); None when anonymous."""
+    return None if ctx.principal is None else principal_identity(ctx.principal)
 
 
 def principal_identity(principal: object) -> str:

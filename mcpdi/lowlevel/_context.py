@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from typing_extensions import TypeVar
 
+from mcpdi._auth import get_access_token, principal_of
 from mcpdi.lowlevel._envelope import LOG_LEVELS, Envelope, progress_token_of
 from mcpdi.lowlevel._errors import NoBackChannel
 from mcpdi.lowlevel._request_session import RequestSession, progress_params
@@ -31,7 +32,8 @@ class ServerRequestContext(Generic[LifespanT]):
     envelope at 2026-07-28 and from `initialize` in the handshake era. `log_level` is the
     level the client asked for (the envelope's `logLevel` opt-in at 2026-07-28;
     `logging/setLevel` in the handshake era, read live from the connection). `principal` is
-    the caller `requestState` is sealed to when no bearer token names one (in-memory calls).
+    the caller `requestState` is sealed to: the one an in-memory call names, else the verified
+    bearer token's (client, subject) pair as `principal_of` writes it; None when anonymous.
     `on_failure` is told the exception behind an error result a handler returns instead of
     raising (a failed tool call's `isError` result), so an in-process caller can raise it.
     """
@@ -66,6 +68,8 @@ class ServerRequestContext(Generic[LifespanT]):
     ) -> ServerRequestContext[LifespanT]:
         """The context of one request: with an `envelope`, a 2026-07-28 request as its envelope
         describes it; without, a handshake-era one as the connection's `initialize` did."""
+        if principal is None:
+            principal = principal_of(get_access_token())
         if envelope is not None:
             return cls(
                 lifespan_context,
