@@ -18,7 +18,7 @@ from typing import Any, TextIO, cast
 
 import mcp_types as types
 
-from mcpdi_transport._client._callbacks import RequestContext
+from mcpdi_transport._client._callbacks import ClientRequestContext
 from mcpdi_transport._target import CommandError, load_server
 
 __all__ = ("Credentials", "TerminalPrompts", "call_tool", "list_tools", "parse_arguments", "run_async")
@@ -65,7 +65,7 @@ class TerminalPrompts:
         line = self.stdin.readline()
         return None if line == "" else line.strip()
 
-    def elicit(self, context: RequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
+    def elicit(self, context: ClientRequestContext, params: types.ElicitRequestParams) -> types.ElicitResult:
         if not isinstance(params, types.ElicitRequestFormParams):
             self.stderr.write(f"The server asks you to open {getattr(params, 'url', '?')}; declining.\n")
             return types.ElicitResult(action="decline")
@@ -108,7 +108,7 @@ class TerminalPrompts:
         return "cancel"
 
     def sample(
-        self, context: RequestContext, params: types.CreateMessageRequestParams
+        self, context: ClientRequestContext, params: types.CreateMessageRequestParams
     ) -> types.CreateMessageResult:
         self.stderr.write("The server asks for a completion:\n")
         for message in params.messages:
@@ -119,7 +119,7 @@ class TerminalPrompts:
         content = types.TextContent(type="text", text=reply or "")
         return types.CreateMessageResult(role="assistant", content=content, model="terminal")
 
-    def list_roots(self, context: RequestContext) -> types.ListRootsResult:
+    def list_roots(self, context: ClientRequestContext) -> types.ListRootsResult:
         cwd = Path.cwd()
         return types.ListRootsResult(roots=[types.Root(uri=cwd.as_uri(), name=cwd.name)])  # pyright: ignore[reportArgumentType]
 

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 __all__ = ("Connection", "Era", "Peer")
 
 Era: TypeAlias = Literal["unset", "legacy", "modern"]
+"""A connection's protocol era: "legacy" is the handshake era (versions `initialize` negotiates),
+"modern" is 2026-07-28, "unset" is before either is known."""
 
 
 class Peer(Protocol):
