@@ -21,8 +21,10 @@ from mcpdi import AuthSettings, TokenVerifier, from_address
 from mcpdi.lowlevel import CustomRoute
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
 from mcpdi_transport._http._common import AppOptions, Running, header_values
+from mcpdi_transport._http._exchange import HttpExchange
 from mcpdi_transport._http._legacy import LegacyEndpoint
 from mcpdi_transport._http._modern import serve_modern_request
+from mcpdi_transport._http._registry import LocalSessions, SessionRegistry
 from mcpdi_transport._http._security import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_MAX_BODY_SIZE,
@@ -35,7 +37,7 @@ from mcpdi_transport._http._session import (
     DEFAULT_MAX_BUFFERED_BYTES,
     DEFAULT_MAX_BUFFERED_BYTES_TOTAL,
 )
-from mcpdi_transport._http._shared import SharedLegacyEndpoint
+from mcpdi_transport._http._shared import SharedSessions
 from mcpdi_transport._http._signals import drain_on_signals
 from mcpdi_transport._http._store import SessionStore
 from mcpdi_transport._listen import ServesMCP
@@ -43,7 +45,6 @@ from mcpdi_transport._serving_options import options_for_app
 
 __all__ = ("build_http_app", "starlette_route")
 
-_SWEEP_INTERVAL: Final = 60.0
 _CANCELLED_ANSWERS: Final = 0.5
 """Seconds the cancelled requests have to answer at the end of the grace, before they are answered."""
 
@@ -61,7 +62,10 @@ class _Endpoint:
     def __init__(self, policy: SecurityPolicy, options: AppOptions, sessions: SessionStore | None) -> None:
         self.policy = policy
         self.options = options
-        self.legacy = LegacyEndpoint(options) if sessions is None else SharedLegacyEndpoint(options, sessions)
+        registry: SessionRegistry = (
+            LocalSessions(options) if sessions is None else SharedSessions(options, sessions)
+        )
+        self.legacy = LegacyEndpoint(options, registry)
         self.running: Running | None = None
         self.abandoned = 0
         """Calls answered at the end of a shutdown grace whose handlers would not stop."""
@@ -84,7 +88,7 @@ class _Endpoint:
             if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
                 await serve_modern_request(running, self.options, scope, receive, send)
             else:
-                await self.legacy(running, scope, receive, send)
+                await self.legacy(running, HttpExchange(scope, receive, send))
 
     def drain(self, grace: float) -> None:
         """Shutdown began: requests get `grace` seconds, then a JSON-RPC error; streams end.
@@ -114,18 +118,13 @@ class _Endpoint:
                     stuck,
                 )
             await anyio.sleep(0)
-            self.legacy.end_all()
+            self.legacy.sessions.end_all()
 
         running.task_group.start_soon(stop_after_grace)
 
     async def drain_when(self, signalled: anyio.Event, grace: float) -> None:
         await signalled.wait()
         self.drain(grace)
-
-    async def sweep(self) -> None:
-        while True:
-            await anyio.sleep(min(_SWEEP_INTERVAL, self.options.session_idle_timeout))
-            self.legacy.sweep_idle()
 
 
 class _MCPApp(Starlette):
@@ -295,9 +294,7 @@ def build_http_app(
     async def lifespan(app: Starlette) -> AsyncGenerator[None]:
         async with server.running() as runner, anyio.create_task_group() as group:
             endpoint.running = Running(runner, group)
-            group.start_soon(endpoint.sweep)
-            if isinstance(endpoint.legacy, SharedLegacyEndpoint):
-                group.start_soon(endpoint.legacy.run, endpoint.running)
+            group.start_soon(endpoint.legacy.sessions.run, endpoint.running)
             signalled = anyio.Event()
             group.start_soon(endpoint.drain_when, signalled, shutdown_grace)
             try:
@@ -305,7 +302,7 @@ def build_http_app(
                     yield
             finally:
                 endpoint.running = None
-                endpoint.legacy.end_all()
+                endpoint.legacy.sessions.end_all()
                 group.cancel_scope.cancel()
 
     mcp_endpoint: ASGIApp = endpoint

@@ -17,7 +17,7 @@ from transport_asgi import LEGACY_HEADERS, initialize_body
 
 from mcpdi.lowlevel import Server, ServerRequestContext
 from mcpdi_transport._http._app import build_http_app
-from mcpdi_transport._http._legacy import LegacyEndpoint
+from mcpdi_transport._http._registry import LocalSessions
 from mcpdi_transport._http._session import LegacySession
 from mcpdi_transport._http._sse import ByteBudget, EventStream, TotalBudget
 from mcpdi_transport._listen import bind_socket
@@ -112,19 +112,19 @@ async def test_many_sessions_together_hold_no_more_than_the_total_and_the_heavie
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     app = build_http_app(chatty, max_buffered_bytes_total=TOTAL)
-    endpoint: LegacyEndpoint = app.routes[0].endpoint.legacy  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
+    sessions: LocalSessions = app.routes[0].endpoint.legacy.sessions  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
     async with serving(app) as client:
         light_headers = await open_session(client)
         await chat(client, light_headers, 2, 2)  # the oldest events of all
-        light = endpoint.sessions[light_headers["mcp-session-id"]]
+        light = sessions.by_id[light_headers["mcp-session-id"]]
         light_bytes = buffered(light)
         heavy_headers = await open_session(client)
         with caplog.at_level(logging.WARNING, logger="mcpdi_transport"):
             for number in range(4):
                 await chat(client, heavy_headers, 10 + number, 3)
-        heavy = endpoint.sessions[heavy_headers["mcp-session-id"]]
+        heavy = sessions.by_id[heavy_headers["mcp-session-id"]]
         held = sum(buffered(light)) + sum(buffered(heavy))
-        assert endpoint.total_budget.used == held
+        assert sessions.total_budget.used == held
         assert held <= TOTAL
         assert buffered(light) == light_bytes  # untouched: the heavy session paid
         assert len(heavy.streams) == 4
