@@ -118,8 +118,8 @@ class LegacyEndpoint:
 
     def __init__(self, options: AppOptions) -> None:
         self.options = options
-        self.total_budget = TotalBudget(options.max_buffered_bytes_total)
-        """The bytes of buffered events all sessions of this app hold together."""
+        self.total_budget = TotalBudget(options.max_buffered_bytes_total, options.max_pending_client_requests)
+        """The bytes of buffered events all sessions of this app hold, and their waiting questions."""
         self.sessions: dict[str, LegacySession] = {}
         self.per_peer: dict[str, int] = {}
         """How many of `sessions` each peer (`peer_of`) holds."""
