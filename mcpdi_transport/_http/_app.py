@@ -41,6 +41,7 @@ from mcpdi_transport._http._shared import SharedSessions
 from mcpdi_transport._http._signals import drain_on_signals
 from mcpdi_transport._http._store import SessionStore
 from mcpdi_transport._listen import ServesMCP
+from mcpdi_transport._outbound import DEFAULT_MAX_PENDING_CLIENT_REQUESTS
 from mcpdi_transport._serving_options import options_for_app
 
 __all__ = ("build_http_app", "starlette_route")
@@ -207,6 +208,7 @@ def build_http_app(
     client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
     max_buffered_bytes_total: int = DEFAULT_MAX_BUFFERED_BYTES_TOTAL,
+    max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
     session_id_prefix: str = "",
     sessions: SessionStore | None = None,
     debug: bool | None = None,
@@ -248,7 +250,12 @@ def build_http_app(
       oldest are dropped. `max_buffered_bytes_total`: what all sessions of the process keep
       together (256 MiB by default); past it the session holding the most loses its oldest
       events first, and a warning is logged once per overflow. A client resuming past dropped
-      events gets the oldest ones still kept, as with the per-session budget.
+      events gets the oldest ones still kept, as with the per-session budget. Both are per
+      process: each process behind a gateway has its own.
+    - `max_pending_client_requests`: server-to-client requests all handshake-era sessions of
+      the process may have waiting for an answer at once (10,000 by default); past it a call
+      asking one more fails at once with `-32603` naming the limit, and a warning is logged
+      once per overflow.
     - `session_id_prefix`: starts every `Mcp-Session-Id` this process mints, so a gateway
       in front of several processes can send a session's requests to the one that holds it
       (letters, digits, `-`, `_` and `.` only).
@@ -277,6 +284,7 @@ def build_http_app(
         client_request_timeout=client_request_timeout,
         max_buffered_bytes=max_buffered_bytes,
         max_buffered_bytes_total=max_buffered_bytes_total,
+        max_pending_client_requests=max_pending_client_requests,
         session_id_prefix=_checked_prefix(session_id_prefix),
     )
     policy = announced_security_policy(

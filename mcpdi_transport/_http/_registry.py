@@ -108,8 +108,10 @@ class LocalSessions:
 
     def __init__(self, options: AppOptions, total_budget: TotalBudget | None = None) -> None:
         self.options = options
-        self.total_budget = total_budget or TotalBudget(options.max_buffered_bytes_total)
-        """The bytes of buffered events all sessions of this app hold together."""
+        self.total_budget = total_budget or TotalBudget(
+            options.max_buffered_bytes_total, options.max_pending_client_requests
+        )
+        """The bytes of buffered events all sessions of this app hold, and their waiting questions."""
         self.by_id: dict[str, LegacySession] = {}
         self.per_peer: dict[str, int] = {}
         """How many of `by_id` each peer (`peer_of`) holds."""

@@ -60,7 +60,8 @@ class LegacySession:
         self.readers = 0
         """Open HTTP responses of this session (SSE streams being sent): a client is there."""
         self.running: dict[str, anyio.CancelScope] = {}
-        self.outbound = OutboundRequests(timeout=client_request_timeout)
+        waiting = None if total_budget is None else total_budget.waiting
+        self.outbound = OutboundRequests(timeout=client_request_timeout, budget=waiting)
         self.budget = ByteBudget(max_buffered_bytes, total_budget)
         self.last_active = anyio.current_time()
         self.ended = False

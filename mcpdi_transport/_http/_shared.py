@@ -88,7 +88,9 @@ class SharedSession(LegacySession):
         # Questions of one session are asked by several processes: ids must not collide.
         # Each id names the process asking, which the client's answer is sent to.
         self.outbound = OutboundRequests(
-            timeout=client_request_timeout, id_prefix=f"{process}.{secrets.token_hex(4)}-"
+            timeout=client_request_timeout,
+            id_prefix=f"{process}.{secrets.token_hex(4)}-",
+            budget=self.outbound.budget,
         )
         self.record: str | None = None
         """The record as last stored or loaded; None until `initialize` stored it."""
