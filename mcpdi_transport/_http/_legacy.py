@@ -276,7 +276,9 @@ class LegacyEndpoint:
             version = connection.protocol_version or exchange.headers.get("mcp-protocol-version")
         resumable = session is not None and supports_resuming(version if isinstance(version, str) else None)
         if session is not None:
-            stream = session.open_stream(resumable=resumable, retry_ms=self.options.sse_retry_ms)
+            stream = session.open_stream(
+                resumable=resumable, retry_ms=self.options.sse_retry_ms, answering=request_key(request.id)
+            )
         else:
             stream = EventStream("0", resumable=False)
         peer = StreamPeer(peer_headers(exchange.scope), session, stream, _STATELESS_REASON)

@@ -84,14 +84,15 @@ class LegacySession:
         """
         return not self.connected and self.last_active < deadline
 
-    def open_stream(self, *, resumable: bool, retry_ms: int) -> EventStream:
-        stream = self.new_stream(resumable=resumable)
+    def open_stream(self, *, resumable: bool, retry_ms: int, answering: str | None = None) -> EventStream:
+        """A new stream, primed; `answering` names the request it answers (its id as JSON)."""
+        stream = self.new_stream(resumable=resumable, answering=answering)
         stream.prime(retry_ms)
         self.streams[stream.stream_id] = stream
         self._forget_finished()
         return stream
 
-    def new_stream(self, *, resumable: bool) -> EventStream:
+    def new_stream(self, *, resumable: bool, answering: str | None = None) -> EventStream:
         """The stream of one answer, numbered within the session."""
         self._stream_count += 1
         return EventStream(str(self._stream_count), resumable=resumable, budget=self.budget)

@@ -11,6 +11,7 @@ are copied to the store, so a client may resume (`Last-Event-ID`) on any process
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -96,12 +97,12 @@ class SharedSession(LegacySession):
         """The record as last stored or loaded; None until `initialize` stored it."""
         self._mirror = mirror
 
-    def new_stream(self, *, resumable: bool) -> EventStream:
+    def new_stream(self, *, resumable: bool, answering: str | None = None) -> EventStream:
         if not resumable:
             return super().new_stream(resumable=False)
         stream_id = secrets.token_hex(8)
         key = _stream_key(self.session_id, stream_id)
-        return MirroredStream(stream_id, key, budget=self.budget, mirror=self._mirror)
+        return MirroredStream(stream_id, key, budget=self.budget, mirror=self._mirror, answering=answering)
 
     def state(self) -> tuple[object, ...]:
         """What a record holds, to tell whether handling a message changed it."""
@@ -148,8 +149,8 @@ class SharedSessions:
         self.options = options
         self.store = store
         self.ttl = options.session_idle_timeout
-        self.mirror = Mirror(store.events, self.ttl)
         self.process = secrets.token_hex(8)
+        self.mirror = Mirror(store.events, self.ttl, writer=self.process)
         self.replicas = LocalSessions(options)
         """This process's replicas, the sessions it serves now."""
         self._running: Running | None = None
@@ -180,6 +181,8 @@ class SharedSessions:
             with anyio.CancelScope(shield=True):
                 with anyio.move_on_after(1):
                     await self.mirror.flush()
+                with anyio.move_on_after(1), contextlib.suppress(StoreUnavailable):
+                    await self.store.end_lease(self.process)  # after the last writes: readers see the ends
                 with anyio.move_on_after(1):
                     await self.store.aclose()
 

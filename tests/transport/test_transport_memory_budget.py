@@ -277,7 +277,7 @@ async def test_past_the_process_budget_of_waiting_questions_a_handshake_session_
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     app = build_http_app(sample_server, max_pending_client_requests=WAITING)
-    endpoint: LegacyEndpoint = app.routes[0].endpoint.legacy  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
+    registry: LocalSessions = app.routes[0].endpoint.legacy.sessions  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
     held = HeldAnswers()
     async with serving(app) as http, AsyncExitStack() as stack:
         url = str(http.base_url.join("/mcp"))
@@ -285,8 +285,8 @@ async def test_past_the_process_budget_of_waiting_questions_a_handshake_session_
             await stack.enter_async_context(SdkClient(url, mode="legacy", elicitation_callback=held))
             for _ in range(WAITING + 1)
         ]
-        answered, refused = await ask_past_the_budget(sessions, held, endpoint.total_budget.waiting, caplog)
-        assert len(endpoint.sessions) == WAITING + 1  # one process, many sessions, one budget
+        answered, refused = await ask_past_the_budget(sessions, held, registry.total_budget.waiting, caplog)
+        assert len(registry.by_id) == WAITING + 1  # one process, many sessions, one budget
     assert answered == ["Hi, Ada!"] * WAITING
     assert (refused.error.code, refused.error.message) == (-32603, waiting_refusal(WAITING))
 
