@@ -11,7 +11,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final, TypeVar, cast
 
 import anyio
@@ -25,12 +25,20 @@ logger = logging.getLogger("mcpdi_transport")
 UNREACHABLE: Final = "The shared session store (Redis) is unreachable; send the same request again shortly"
 
 _T = TypeVar("_T")
-PROCESS_TTL: Final = 15.0
-"""Seconds a process counts as alive after its last heartbeat (it beats every 3 s while it listens)."""
+DEFAULT_PROCESS_LEASE: Final = 5.0
+"""Seconds a process counts as alive after its last heartbeat (it beats five times a lease)."""
+_BROADCAST_WINDOW: Final = 15.0
+"""Seconds after its last heartbeat a process still gets the messages sent to every process."""
 _INBOX_TTL: Final = 120.0
 """Seconds the messages for a process that stopped reading stay in Redis."""
 _END_ID: Final = "2-0"
 """Events are stored as `1-<number>`; the writer's end marker sorts after all of them."""
+_BEGIN_ID: Final = "0-1"
+"""Who writes a stream, and the request it answers, sort before its events."""
+
+
+def _text(name: object) -> str:
+    return bytes(name).decode() if isinstance(name, bytes | bytearray) else str(name)
 
 
 def _ms(seconds: float) -> int:
@@ -71,13 +79,46 @@ def _log_failed_writes(results: Sequence[object]) -> None:
 class _RedisEvents:
     """Each resumable SSE stream is a Redis stream, its entries `1-<event number>`, expiring when idle."""
 
-    __slots__ = ("_client", "_reach", "max_events", "prefix")
+    __slots__ = ("_alive", "_client", "_reach", "_wait_cap", "max_events", "prefix")
 
-    def __init__(self, client: Any, reach: _Reach, prefix: str, max_events: int) -> None:
+    def __init__(
+        self,
+        client: Any,
+        reach: _Reach,
+        prefix: str,
+        max_events: int,
+        *,
+        alive: Callable[[str], str],
+        wait_cap: float,
+    ) -> None:
         self._client = client
         self._reach = reach
         self.prefix = prefix
         self.max_events = max_events
+        self._alive = alive
+        """The key that exists while a process holds its lease."""
+        self._wait_cap = wait_cap
+        """A blocking read ends before this, well before the socket timeout."""
+
+    async def begin(self, key: str, *, writer: str, answering: str, ttl: float) -> None:
+        pipe = self._client.pipeline(transaction=False)
+        fields = {b"writer": writer.encode(), b"answering": answering.encode()}
+        pipe.xadd(self.prefix + key, fields, id=_BEGIN_ID, maxlen=self.max_events)
+        pipe.pexpire(self.prefix + key, _ms(ttl))
+        _log_failed_writes(await self._reach(pipe.execute(raise_on_error=False)))
+
+    async def orphaned(self, key: str) -> str | None:
+        begun: list[tuple[bytes, dict[bytes, bytes]]] = await self._reach(
+            self._client.xrange(self.prefix + key, _BEGIN_ID, _BEGIN_ID)
+        )
+        if not begun or b"writer" not in begun[0][1]:
+            return None  # written by a process that does not say who it is: no lease to check
+        fields = begun[0][1]
+        pipe = self._client.pipeline(transaction=False)
+        pipe.exists(self._alive(fields[b"writer"].decode()))
+        pipe.xrange(self.prefix + key, _END_ID, _END_ID)
+        alive, ended = await self._reach(pipe.execute())
+        return None if alive or ended else fields.get(b"answering", b"null").decode()
 
     async def append(self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float) -> None:
         pipe = self._client.pipeline(transaction=False)
@@ -100,7 +141,9 @@ class _RedisEvents:
 
     async def read(self, key: str, after: int, *, wait: float) -> tuple[list[tuple[int, bytes]], bool]:
         start = f"1-{after}" if after >= 0 else "0-0"
-        command = self._client.xread({self.prefix + key: start}, count=256, block=_ms(wait))
+        command = self._client.xread(
+            {self.prefix + key: start}, count=256, block=_ms(min(wait, self._wait_cap))
+        )
         reply: list[tuple[Any, list[tuple[bytes, dict[bytes, bytes]]]]] = await self._reach(command) or []
         events: list[tuple[int, bytes]] = []
         ended = False
@@ -126,9 +169,14 @@ class RedisSessions:
     Redis stream of at most `max_stream_events` events. When Redis is unreachable, the
     requests that need it get `-32603` "The shared session store (Redis) is unreachable;
     send the same request again shortly"; they succeed again once Redis is back.
+
+    A process holds a lease of `process_lease` seconds while it listens, renewed five times
+    a lease. Once a process is gone (killed, or cut off from Redis) for that long, an answer
+    to its question is refused at once (`503`), and a client resuming the stream of a call
+    it ran gets `-32603` for that call instead of waiting: calls are never run again.
     """
 
-    __slots__ = ("_client", "_events", "_reach", "_timeout", "prefix", "processes")
+    __slots__ = ("_client", "_events", "_listening", "_reach", "_timeout", "lease", "prefix", "processes")
 
     def __init__(
         self,
@@ -137,14 +185,27 @@ class RedisSessions:
         prefix: str = "mcpdi:session:",
         timeout: float = 2.0,
         max_stream_events: int = 10_000,
+        process_lease: float = DEFAULT_PROCESS_LEASE,
         client: Any = None,
     ) -> None:
+        if not 0 < process_lease < math.inf:
+            msg = f"process_lease must be a positive number of seconds, not {process_lease!r}"
+            raise ValueError(msg)
         self._client: Any = client if client is not None else redis_client(url, timeout, retry_closed=True)
         self._reach = _Reach()
         self.prefix = prefix
         self.processes = prefix + "processes"
+        self.lease = process_lease
         self._timeout = timeout
-        self._events = _RedisEvents(self._client, self._reach, prefix + "events:", max_stream_events)
+        self._listening: set[str] = set()
+        self._events = _RedisEvents(
+            self._client,
+            self._reach,
+            prefix + "events:",
+            max_stream_events,
+            alive=self._alive,
+            wait_cap=self._blocking_wait(),
+        )
 
     @property
     def events(self) -> _RedisEvents:
@@ -188,25 +249,29 @@ class RedisSessions:
     def _inbox(self, process: str) -> str:
         return f"{self.prefix}inbox:{process}"
 
+    def _alive(self, process: str) -> str:
+        return f"{self.prefix}alive:{process}"
+
+    def _blocking_wait(self) -> float:
+        """How long one blocking command may wait: well within the socket timeout and the lease."""
+        return max(0.05, min(1.0, self._timeout / 4, self.lease / 5))
+
     async def publish(self, message: Mapping[str, Any]) -> bool:
         """Push `message` into the inbox of each live process (all but its sender), or of the
-        one it names `to`; False when that one is not alive. Once this returns, the message
+        one it names `to`; False when that one holds no lease. Once this returns, the message
         waits in Redis until its process takes it, whatever happens to that process's
         connection meanwhile."""
-        now = time.time()
-        live = [
-            bytes(name).decode()
-            for name in await self._reach(
-                self._client.zrangebyscore(self.processes, now - PROCESS_TTL, "+inf")
-            )
-        ]
         to = message.get("to")
         if to is None:
-            targets = [process for process in live if process != message.get("from")]
+            window = max(_BROADCAST_WINDOW, self.lease)
+            listed = await self._reach(
+                self._client.zrangebyscore(self.processes, time.time() - window, "+inf")
+            )
+            targets = [name for name in map(_text, listed) if name != message.get("from")]
         else:
-            targets = [to] if to in live else []
-            if not targets:
+            if not await self._reach(self._client.exists(self._alive(str(to)))):
                 return False
+            targets = [str(to)]
         if targets:
             data = json.dumps(message, separators=(",", ":"))
             pipe = self._client.pipeline(transaction=False)
@@ -223,15 +288,16 @@ class RedisSessions:
         inbox, taken = self._inbox(process), self._inbox(process) + ":taken"
         # A blocking read ends well before the socket timeout, even on a busy machine; a reply
         # lost to a timeout all the same is read again from the taken list.
-        wait = max(0.1, min(1.0, self._timeout / 4))
+        wait = self._blocking_wait()
         beat_due = 0.0
         recover = True
+        self._listening.add(process)
         try:
             while True:
                 try:
                     if time.monotonic() >= beat_due:
                         await self._beat(process)
-                        beat_due = time.monotonic() + PROCESS_TTL / 5
+                        beat_due = time.monotonic() + self.lease / 5
                     if recover:
                         pending: list[bytes] = await self._reach(self._client.lrange(taken, 0, -1))
                         recover = False
@@ -247,14 +313,23 @@ class RedisSessions:
                     recover = True
                     await anyio.sleep(0.5)  # the outage is logged; read again
         finally:
+            self._listening.discard(process)
             with anyio.CancelScope(shield=True), anyio.move_on_after(1):
                 await self._client.zrem(self.processes, process)
 
     async def _beat(self, process: str) -> None:
         now = time.time()
         pipe = self._client.pipeline(transaction=False)
+        pipe.set(self._alive(process), b"1", px=_ms(self.lease))  # expires by Redis's clock, not ours
         pipe.zadd(self.processes, {process: now})
-        pipe.zremrangebyscore(self.processes, "-inf", now - 10 * PROCESS_TTL)
+        pipe.zremrangebyscore(self.processes, "-inf", now - 10 * max(_BROADCAST_WINDOW, self.lease))
+        await self._reach(pipe.execute())
+
+    async def end_lease(self, process: str) -> None:
+        """`process` stops: it is gone for every other process at once (its last writes are done)."""
+        pipe = self._client.pipeline(transaction=False)
+        pipe.delete(self._alive(process))
+        pipe.zrem(self.processes, process)
         await self._reach(pipe.execute())
 
     async def aclose(self) -> None:

@@ -24,8 +24,17 @@ class EventStore(Protocol):
         """Store `(number, frame)` pairs in order; the stream is kept `ttl` seconds after its last write."""
         ...
 
+    async def begin(self, key: str, *, writer: str, answering: str, ttl: float) -> None:
+        """Process `writer` opened the stream to answer the request `answering` (its id as JSON)."""
+        ...
+
     async def end(self, key: str, *, ttl: float) -> None:
         """The writer closed the stream: readers stop after its last event."""
+        ...
+
+    async def orphaned(self, key: str) -> str | None:
+        """The request (its id as JSON) a stream not ended answers, once the process writing it
+        holds no lease any more; None while it does, after the end, or when nobody `begin`s it."""
         ...
 
     async def trim(self, key: str, first_kept: int) -> None:
@@ -75,6 +84,10 @@ class SessionStore(Protocol):
     def listen(self, process: str) -> AsyncIterator[dict[str, Any]]:
         """The messages for `process`, until cancelled (reading again after an outage); the
         process counts as alive while it listens."""
+        ...
+
+    async def end_lease(self, process: str) -> None:
+        """`process` stops listening, its last writes done: it is gone for the others at once."""
         ...
 
     async def aclose(self) -> None: ...

@@ -34,7 +34,7 @@ from scale_services import (
     stop,
 )
 
-from mcpdi_transport import Client
+from mcpdi_transport import Client, RedisSessions
 
 pytestmark = pytest.mark.slow
 
@@ -51,11 +51,12 @@ class Deployment:
     redis: Redis
     eu_process: subprocess.Popen[bytes]
     gateway_process: subprocess.Popen[bytes]
+    us_process: subprocess.Popen[bytes]
 
 
 @contextmanager
 def shared_deployment(
-    workdir: Path, redis: Redis, client_request_timeout: float = 15
+    workdir: Path, redis: Redis, client_request_timeout: float = 15, process_lease: float = 5
 ) -> Iterator[Deployment]:
     keys = ",".join(secrets.token_hex(32) for _ in range(2))
     eu, us, gateway = free_port(), free_port(), free_port()
@@ -64,9 +65,10 @@ def shared_deployment(
         config = config.replace(marker, f"127.0.0.1:{port}")
     env = {"MCPDI_STATE_KEYS": keys, "REDIS_URL": redis.url, "SHARED_SESSIONS": "1", "REDIS_TIMEOUT": "1"}
     env["CLIENT_REQUEST_TIMEOUT"] = str(client_request_timeout)  # a lost answer fails its call soon
+    env["PROCESS_LEASE"] = str(process_lease)
     with (
         python_server(BACKEND_SCRIPT, eu, {**env, "BACKEND": "eu1"}) as eu_process,
-        python_server(BACKEND_SCRIPT, us, {**env, "BACKEND": "us1"}),
+        python_server(BACKEND_SCRIPT, us, {**env, "BACKEND": "us1"}) as us_process,
         nginx(config, workdir, gateway) as gateway_process,
     ):
         yield Deployment(
@@ -76,6 +78,7 @@ def shared_deployment(
             redis,
             eu_process,
             gateway_process,
+            us_process,
         )
 
 
@@ -330,3 +333,9 @@ async def test_a_session_id_naming_another_kind_of_key_is_404(deployment: Deploy
     finally:
         await store.aclose()
     assert text_of(call(deployment.us, session_id, "whoami", {}, 3)) == "us1"
+
+
+@pytest.mark.parametrize("lease", [0, -1, float("inf"), float("nan")])
+def test_a_process_lease_that_is_no_positive_number_of_seconds_is_refused(lease: float) -> None:
+    with pytest.raises(ValueError, match="process_lease must be a positive number of seconds, not "):
+        RedisSessions("redis://127.0.0.1:1/0", process_lease=lease)
