@@ -205,6 +205,14 @@ class Server(Generic[LifespanT]):
         entry = self._handlers[method]
         self._handlers[method] = HandlerEntry(entry.params_type, entry.handler, wire_handler)
 
+    def end_listen_streams(self) -> None:
+        """End every open `subscriptions/listen` stream gracefully (each sends its result): a
+        transport calls it when shutdown begins, so listening clients are not kept to the grace."""
+        entry = self._handlers.get("subscriptions/listen")
+        close = getattr(entry.handler, "close", None) if entry is not None else None
+        if callable(close):
+            close()
+
     def handler_for(self, method: str) -> HandlerEntry | None:
         """The registered handler of `method`, if any."""
         return self._handlers.get(method)

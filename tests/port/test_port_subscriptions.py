@@ -234,3 +234,54 @@ async def test_a_subscriber_whose_session_ended_is_dropped() -> None:
                 gc.collect()
                 await anyio.sleep(0.01)
         await mcp.subscriptions.announce_updated("notes://day/wed")  # reaches nobody, raises nothing
+
+
+@handshake_subscribe
+async def test_a_session_less_endpoint_refuses_subscribe_and_says_to_listen() -> None:
+    mcp = load("subscriptions", "mcpdi").mcp
+    async with (
+        serve(mcp.streamable_http_app(stateless_http=True)) as url,
+        Client(url, mode="legacy") as client,
+    ):
+        refused = await outcome(client.subscribe_resource("notes://today"))
+    assert refused == {
+        "error": -32602,
+        "message": "Cannot subscribe to notes://today: this connection has no channel for notifications "
+        "outside a request (a session-less HTTP endpoint); use subscriptions/listen at 2026-07-28",
+    }
+
+
+async def test_the_sdks_own_bus_plugs_into_an_mcpdi_server() -> None:
+    from mcp.server.subscriptions import InMemorySubscriptionBus as SdkBus
+
+    bus = SdkBus()
+    mcp = mcpdi.MCPServer("bus", subscriptions=bus)
+
+    @mcp.tool()
+    async def touch(ctx: mcpdi.Context) -> str:
+        await ctx.notify_resource_updated("notes://today")
+        return "touched"
+
+    seen: list[Any] = []
+    stop = bus.subscribe(seen.append)  # another process's side of a shared bus, say
+    async with (
+        McpdiClient(mcp, mode=MODERN) as client,
+        client.listen(resource_subscriptions=["notes://today"]) as sub,
+    ):
+        await client.call_tool("touch", {})
+        with anyio.fail_after(10):
+            assert await anext(sub) == mcpdi.ResourceUpdated("notes://today")
+    stop()
+    assert seen == [mcpdi.ResourceUpdated("notes://today")]
+
+
+def test_subscriptions_takes_a_bus_or_false_and_says_so_otherwise() -> None:
+    with pytest.raises(TypeError) as caught:
+        mcpdi.MCPServer("x", subscriptions="redis://localhost")
+    assert str(caught.value) == (
+        "MCPServer(subscriptions=...) takes a subscription bus (with async publish(event) and "
+        "subscribe(listener)), or False to serve no subscriptions/listen; got 'redis://localhost'"
+    )
+    quiet = mcpdi.MCPServer("quiet", subscriptions=False)
+    assert quiet.subscriptions.listen is None
+    assert quiet.server.capabilities("modern").tools == mcp_types.ToolsCapability(list_changed=False)
