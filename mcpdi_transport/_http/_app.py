@@ -101,6 +101,7 @@ class _Endpoint:
         if running is None or running.draining:
             return
         running.draining = True
+        running.runner.server.end_listen_streams()  # a listen stream has no end of its own to wait for
 
         async def stop_after_grace() -> None:
             with anyio.move_on_after(grace):

@@ -54,6 +54,7 @@ class LegacySession:
         self.peer = peer
         """Whose share of the session table it counts against (empty for a replica of a shared one)."""
         self.connection = Connection.for_legacy_session()
+        self.connection.standalone = self._notify_standalone
         self.streams: dict[str, EventStream] = {}
         self.standalone: EventStream | None = None
         self.standalone_readers = 0
@@ -66,6 +67,13 @@ class LegacySession:
         self.last_active = anyio.current_time()
         self.ended = False
         self._stream_count = 0
+
+    async def _notify_standalone(self, method: str, params: Mapping[str, Any] | None) -> None:
+        """A notification outside any request: on the GET stream, once the client opened it (kept
+        for it to resume while it reconnects); dropped before that, as the official SDK drops it."""
+        if self.ended or self.standalone is None:
+            return
+        self.standalone.append(notification_message(method, params))
 
     def touch(self) -> None:
         """The client did something: sent a request or read a stream."""

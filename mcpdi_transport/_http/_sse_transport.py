@@ -85,6 +85,7 @@ class _SseSession:
         self.principal = principal
         self.group = group
         self.connection = Connection.for_legacy_session()
+        self.connection.standalone = self._notify_standalone
         self.outbound = OutboundRequests(timeout=client_request_timeout, budget=waiting)
         self.sender, self.receiver = anyio.create_memory_object_stream[Mapping[str, Any]](_QUEUE)
         self.calls: dict[str, anyio.CancelScope] = {}
@@ -92,6 +93,9 @@ class _SseSession:
     async def write(self, message: Mapping[str, Any]) -> None:
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             await self.sender.send(message)
+
+    async def _notify_standalone(self, method: str, params: Mapping[str, Any] | None) -> None:
+        await self.write(notification_message(method, params))
 
     def close(self) -> None:
         self.outbound.fail_all()
