@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Final, cast
 
 import anyio
@@ -98,11 +98,12 @@ class LegacyEndpoint:
     def __init__(self, options: AppOptions, sessions: SessionRegistry) -> None:
         self.options = options
         self.sessions = sessions
+        self.serve: Callable[[Running, HttpExchange], Awaitable[None]] = (
+            self._serve_guarded if sessions.remote else self._serve
+        )
+        """Serve one request (a remote registry's outage answered with 503)."""
 
-    async def __call__(self, running: Running, exchange: HttpExchange) -> None:
-        if not self.sessions.remote:
-            await self._serve(running, exchange)
-            return
+    async def _serve_guarded(self, running: Running, exchange: HttpExchange) -> None:
         started = False
         send = exchange.send
 
