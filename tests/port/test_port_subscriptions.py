@@ -285,3 +285,28 @@ def test_subscriptions_takes_a_bus_or_false_and_says_so_otherwise() -> None:
     quiet = mcpdi.MCPServer("quiet", subscriptions=False)
     assert quiet.subscriptions.listen is None
     assert quiet.server.capabilities("modern").tools == mcp_types.ToolsCapability(list_changed=False)
+
+
+async def session_notifications(where: Any, mode: str) -> list[str]:
+    heard: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        heard.append(message.method)
+
+    async with McpdiClient(where, mode=mode, message_handler=on_message) as client:
+        await client.call_tool("poke", {})  # the request's stream is read to its end first
+    return heard
+
+
+async def test_ctx_session_change_notifications_travel_only_where_the_era_allows() -> None:
+    # 2026-07-28: only listen streams may carry them; both servers drop them from the call's stream.
+    seen = {}
+    for flavour in FLAVOURS:
+        async with serve(load("subscriptions", flavour).mcp.streamable_http_app()) as url:
+            seen[flavour] = await session_notifications(url, MODERN)
+    assert seen["mcpdi"] == seen["sdk"] == []
+    # The handshake era: the client of the request hears them (the SDK sends them on its GET stream).
+    assert await session_notifications(load("subscriptions", "mcpdi").mcp, "legacy") == [
+        "notifications/resources/updated",
+        "notifications/tools/list_changed",
+    ]

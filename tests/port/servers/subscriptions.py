@@ -28,3 +28,10 @@ async def write_note(text: str, ctx: Context) -> str:
 async def retool(ctx: Context) -> str:
     await ctx.notify_tools_changed()
     return "retooled"
+
+
+@mcp.tool()
+async def poke(ctx: Context) -> str:
+    await ctx.session.send_resource_updated("notes://today")
+    await ctx.session.send_tool_list_changed()
+    return "poked"
