@@ -16,6 +16,7 @@ from typing import Any, Final, TypeVar, cast
 
 import anyio
 
+from mcpdi_transport._http._store import Reservation
 from mcpdi_transport._redis import StoreUnavailable, redis_client
 
 __all__ = ("RedisSessions",)
@@ -33,8 +34,6 @@ _INBOX_TTL: Final = 120.0
 """Seconds the messages for a process that stopped reading stay in Redis."""
 _END_ID: Final = "2-0"
 """Events are stored as `1-<number>`; the writer's end marker sorts after all of them."""
-_BEGIN_ID: Final = "0-1"
-"""Who writes a stream, and the request it answers, sort before its events."""
 
 
 def _text(name: object) -> str:
@@ -43,6 +42,87 @@ def _text(name: object) -> str:
 
 def _ms(seconds: float) -> int:
     return max(1, math.ceil(seconds * 1000))
+
+
+def _flat(fields: Mapping[str, str]) -> list[str]:
+    return [item for pair in fields.items() for item in pair]
+
+
+_RESERVATIONS: Final[tuple[Reservation, ...]] = ("reserved", "full", "peer full")
+
+_NOW: Final = """
+local clock = redis.call('time')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+"""
+
+_RESCORE: Final = (
+    _NOW
+    + """
+local function rescore(ttl, id)
+    local expiry = now + tonumber(ttl)
+    redis.call('zadd', KEYS[2], expiry, id)
+    local peer = redis.call('hget', KEYS[1], 'peer')
+    if peer then
+        redis.call('zadd', KEYS[3] .. peer, expiry, id)
+        redis.call('pexpire', KEYS[3] .. peer, ttl)
+    end
+end
+"""
+)
+
+
+class _Scripts:
+    """The Lua scripts that keep a record, the live set and the per-peer sets in step, atomically."""
+
+    __slots__ = ("delete", "load", "reserve", "write")
+
+    def __init__(self, client: Any) -> None:
+        # KEYS: the live set, the peer's set. ARGV: id, ttl ms, max sessions, max per peer.
+        self.reserve = client.register_script(
+            _NOW
+            + """
+redis.call('zremrangebyscore', KEYS[1], '-inf', now)
+redis.call('zremrangebyscore', KEYS[2], '-inf', now)
+if redis.call('zcard', KEYS[2]) >= tonumber(ARGV[4]) then return 2 end
+if redis.call('zcard', KEYS[1]) >= tonumber(ARGV[3]) then return 1 end
+redis.call('zadd', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('pexpire', KEYS[2], ARGV[2])
+return 0
+"""
+        )
+        # KEYS: the record, the live set, the peer sets' prefix. ARGV: ttl ms, id, 1 (the record
+        # must be new) or 0 (it must exist), field, value, ...
+        self.write = client.register_script(
+            _RESCORE
+            + """
+if redis.call('exists', KEYS[1]) == tonumber(ARGV[3]) then return 0 end
+redis.call('hset', KEYS[1], unpack(ARGV, 4))
+redis.call('pexpire', KEYS[1], ARGV[1])
+rescore(ARGV[1], ARGV[2])
+return 1
+"""
+        )
+        self.load = client.register_script(
+            _RESCORE
+            + """
+local fields = redis.call('hgetall', KEYS[1])
+if #fields == 0 then return fields end
+redis.call('pexpire', KEYS[1], ARGV[1])
+rescore(ARGV[1], ARGV[2])
+return fields
+"""
+        )
+        # KEYS: the record, the live set, the peer sets' prefix. ARGV: id.
+        self.delete = client.register_script(
+            """
+local ok, peer = pcall(redis.call, 'hget', KEYS[1], 'peer')
+local removed = redis.call('del', KEYS[1])
+redis.call('zrem', KEYS[2], ARGV[1])
+if ok and peer then redis.call('zrem', KEYS[3] .. peer, ARGV[1]) end
+return removed
+"""
+        )
 
 
 class _Reach:
@@ -79,7 +159,7 @@ def _log_failed_writes(results: Sequence[object]) -> None:
 class _RedisEvents:
     """Each resumable SSE stream is a Redis stream, its entries `1-<event number>`, expiring when idle."""
 
-    __slots__ = ("_alive", "_client", "_reach", "_wait_cap", "max_events", "prefix")
+    __slots__ = ("_alive", "_client", "_reach", "_wait_cap", "max_events", "prefix", "writers_prefix")
 
     def __init__(
         self,
@@ -88,6 +168,7 @@ class _RedisEvents:
         prefix: str,
         max_events: int,
         *,
+        writers_prefix: str,
         alive: Callable[[str], str],
         wait_cap: float,
     ) -> None:
@@ -95,36 +176,39 @@ class _RedisEvents:
         self._reach = reach
         self.prefix = prefix
         self.max_events = max_events
+        self.writers_prefix = writers_prefix
         self._alive = alive
         """The key that exists while a process holds its lease."""
         self._wait_cap = wait_cap
         """A blocking read ends before this, well before the socket timeout."""
 
+    def _writer(self, key: str) -> str:
+        """Who writes the stream `key` and the request it answers: a hash of its own, which no
+        trimming of the stream's events removes, expiring with the stream."""
+        return self.writers_prefix + key
+
     async def begin(self, key: str, *, writer: str, answering: str, ttl: float) -> None:
         pipe = self._client.pipeline(transaction=False)
-        fields = {b"writer": writer.encode(), b"answering": answering.encode()}
-        pipe.xadd(self.prefix + key, fields, id=_BEGIN_ID, maxlen=self.max_events)
-        pipe.pexpire(self.prefix + key, _ms(ttl))
+        pipe.hset(self._writer(key), mapping={b"writer": writer.encode(), b"answering": answering.encode()})
+        pipe.pexpire(self._writer(key), _ms(ttl))
         _log_failed_writes(await self._reach(pipe.execute(raise_on_error=False)))
 
     async def orphaned(self, key: str) -> str | None:
-        begun: list[tuple[bytes, dict[bytes, bytes]]] = await self._reach(
-            self._client.xrange(self.prefix + key, _BEGIN_ID, _BEGIN_ID)
-        )
-        if not begun or b"writer" not in begun[0][1]:
+        writer, answering = await self._reach(self._client.hmget(self._writer(key), b"writer", b"answering"))
+        if writer is None or answering is None:
             return None  # written by a process that does not say who it is: no lease to check
-        fields = begun[0][1]
         pipe = self._client.pipeline(transaction=False)
-        pipe.exists(self._alive(fields[b"writer"].decode()))
+        pipe.exists(self._alive(bytes(writer).decode()))
         pipe.xrange(self.prefix + key, _END_ID, _END_ID)
         alive, ended = await self._reach(pipe.execute())
-        return None if alive or ended else fields.get(b"answering", b"null").decode()
+        return None if alive or ended else bytes(answering).decode()
 
     async def append(self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float) -> None:
         pipe = self._client.pipeline(transaction=False)
         for number, frame in events:
             pipe.xadd(self.prefix + key, {b"f": frame}, id=f"1-{number}", maxlen=self.max_events)
         pipe.pexpire(self.prefix + key, _ms(ttl))
+        pipe.pexpire(self._writer(key), _ms(ttl))
         _log_failed_writes(await self._reach(pipe.execute(raise_on_error=False)))
 
     async def end(self, key: str, *, ttl: float) -> None:
@@ -160,14 +244,17 @@ class _RedisEvents:
 class RedisSessions:
     """Handshake-era sessions shared by every process using one Redis (a `SessionStore`).
 
-    A session is one key holding what `initialize` negotiated (`<prefix>record:<id>`, a
-    namespace of its own, so an id naming another key is no session), expiring after
-    `session_idle_timeout` without activity (every request pushes it out); DELETE removes
-    it, so every process answers 404 afterwards. Processes pass each other the client's
-    answers and cancellations through an inbox (a Redis list) per process, so a message sent
-    is kept until its process takes it, and each resumable SSE stream is a
-    Redis stream of at most `max_stream_events` events. When Redis is unreachable, the
-    requests that need it get `-32603` "The shared session store (Redis) is unreachable;
+    A session is one hash holding what `initialize` negotiated, a field per value
+    (`<prefix>record:<id>`, a namespace of its own, so an id naming another key is no
+    session), expiring after `session_idle_timeout` without activity (every request pushes
+    it out); a save writes only the fields it changed, so two processes changing one session
+    at once both keep theirs. DELETE removes it, so every process answers 404 afterwards.
+    The live sessions are also a sorted set by expiry (and one per peer), so `max_sessions`
+    and `max_sessions_per_peer` count every process's; Lua scripts keep them in step.
+    Processes pass each other the client's answers and cancellations through an inbox (a
+    Redis list) per process, so a message sent is kept until its process takes it, and each
+    resumable SSE stream is a Redis stream of at most `max_stream_events` events. When Redis
+    is unreachable, the requests that need it get `-32603` "The shared session store (Redis) is unreachable;
     send the same request again shortly"; they succeed again once Redis is back.
 
     A process holds a lease of `process_lease` seconds while it listens, renewed five times
@@ -176,7 +263,17 @@ class RedisSessions:
     it ran gets `-32603` for that call instead of waiting: calls are never run again.
     """
 
-    __slots__ = ("_client", "_events", "_listening", "_reach", "_timeout", "lease", "prefix", "processes")
+    __slots__ = (
+        "_client",
+        "_events",
+        "_listening",
+        "_reach",
+        "_scripts",
+        "_timeout",
+        "lease",
+        "prefix",
+        "processes",
+    )
 
     def __init__(
         self,
@@ -193,6 +290,7 @@ class RedisSessions:
             raise ValueError(msg)
         self._client: Any = client if client is not None else redis_client(url, timeout, retry_closed=True)
         self._reach = _Reach()
+        self._scripts = _Scripts(self._client)
         self.prefix = prefix
         self.processes = prefix + "processes"
         self.lease = process_lease
@@ -203,6 +301,7 @@ class RedisSessions:
             self._reach,
             prefix + "events:",
             max_stream_events,
+            writers_prefix=prefix + "writer:",
             alive=self._alive,
             wait_cap=self._blocking_wait(),
         )
@@ -214,37 +313,57 @@ class RedisSessions:
     def _record(self, session_id: str) -> str:
         return f"{self.prefix}record:{session_id}"
 
-    async def create(self, session_id: str, record: str, *, ttl: float) -> bool:
-        command = self._client.set(self._record(session_id), record, nx=True, px=_ms(ttl))
-        return bool(await self._reach(command))
+    def _keys(self, session_id: str) -> list[str]:
+        return [self._record(session_id), self.prefix + "live", self.prefix + "peer:"]
 
-    async def load(self, session_id: str, *, ttl: float) -> str | None:
+    async def reserve(
+        self, session_id: str, *, peer: str, ttl: float, max_sessions: int, max_per_peer: int
+    ) -> Reservation:
+        """Count a new session against the caps of every process (`SessionStore.reserve`).
+
+        The live sessions are a sorted set by expiry (one per peer too): those that expired
+        are dropped first, so an expired session frees its slot.
+        """
+        keys = [self.prefix + "live", f"{self.prefix}peer:{peer}"]
+        args = [session_id, _ms(ttl), max_sessions, max_per_peer]
+        verdict = int(await self._reach(self._scripts.reserve(keys=keys, args=args)))
+        return _RESERVATIONS[verdict]
+
+    async def create(self, session_id: str, record: Mapping[str, str], *, ttl: float) -> bool:
+        args = [_ms(ttl), session_id, 1, *_flat(record)]
+        return bool(await self._reach(self._scripts.write(keys=self._keys(session_id), args=args)))
+
+    async def load(self, session_id: str, *, ttl: float) -> dict[str, str] | None:
         import redis.exceptions
 
+        command = self._scripts.load(keys=self._keys(session_id), args=[_ms(ttl), session_id])
         try:
-            record = await self._reach(self._client.getex(self._record(session_id), px=_ms(ttl)))
+            flat: list[bytes] = await self._reach(command)
         except redis.exceptions.ResponseError as error:  # a key of another type: no session
             logger.warning("the Redis key of session %r is no session record: %s", session_id, error)
             return None
-        return None if record is None else bytes(record).decode()
+        if not flat:
+            return None
+        return {bytes(flat[n]).decode(): bytes(flat[n + 1]).decode() for n in range(0, len(flat), 2)}
 
-    async def save(self, session_id: str, record: str, *, ttl: float) -> bool:
-        command = self._client.set(self._record(session_id), record, xx=True, px=_ms(ttl))
-        return bool(await self._reach(command))
+    async def save(self, session_id: str, changes: Mapping[str, str], *, ttl: float) -> bool:
+        """Write the `changes` fields (the others stay as any process wrote them) of a live session."""
+        args = [_ms(ttl), session_id, 0, *_flat(changes)]
+        return bool(await self._reach(self._scripts.write(keys=self._keys(session_id), args=args)))
 
     async def touch(self, session_ids: Sequence[str], *, ttl: float | None) -> list[bool]:
         if not session_ids:
             return []
+        if ttl is not None:
+            return [await self.load(session_id, ttl=ttl) is not None for session_id in session_ids]
         pipe = self._client.pipeline(transaction=False)
         for session_id in session_ids:
-            if ttl is None:
-                pipe.exists(self._record(session_id))
-            else:
-                pipe.pexpire(self._record(session_id), _ms(ttl))
+            pipe.exists(self._record(session_id))
         return [bool(result) for result in await self._reach(pipe.execute())]
 
     async def delete(self, session_id: str) -> bool:
-        return bool(await self._reach(self._client.delete(self._record(session_id))))
+        command = self._scripts.delete(keys=self._keys(session_id), args=[session_id])
+        return bool(await self._reach(command))
 
     def _inbox(self, process: str) -> str:
         return f"{self.prefix}inbox:{process}"

@@ -237,7 +237,9 @@ def build_http_app(
     - `sse_retry_ms`: reconnect delay suggested to clients that can resume a stream.
     - `max_sessions`: at the cap, the least recently active session without an open
       stream is ended for a new one; `session_idle_timeout` ends sessions whose client has
-      done nothing for that long, even while a request waits on that client.
+      done nothing for that long, even while a request waits on that client. With
+      `sessions=`, the cap (and `max_sessions_per_peer`) counts the sessions of every process
+      sharing the store.
     - `max_sessions_per_peer`: sessions one peer may hold (one token's principal with bearer
       auth, else one client address, an IPv6 /64); more get 429. At `max_sessions`, the
       session ended for a newcomer is one of the peer holding the most. Behind a proxy,

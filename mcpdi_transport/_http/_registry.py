@@ -216,15 +216,26 @@ class LocalSessions:
         (sweep or self.sweep_idle)()
         if len(self.by_id) < self.options.max_sessions:
             return True
-        abandoned = [session for session in self.by_id.values() if not session.connected]
-        if not abandoned:
+        victim = self.victim()
+        if victim is None:
             return False
-        per_peer = self.per_peer
-        victim = max(abandoned, key=lambda session: (per_peer.get(session.peer, 0), -session.last_active))
         logger.info(
             "session cap reached: ending session %s, the least recently active of its client's %d",
             victim.session_id,
-            per_peer.get(victim.peer, 0),
+            self.per_peer.get(victim.peer, 0),
         )
         self.end_session(victim)
         return True
+
+    def victim(self, also: Callable[[LegacySession], bool] | None = None) -> LegacySession | None:
+        """The session to end for a newcomer: with no client connected (and `also` true of it),
+        the least recently active one of the peer holding the most sessions."""
+        abandoned = [
+            session
+            for session in self.by_id.values()
+            if not session.connected and (also is None or also(session))
+        ]
+        if not abandoned:
+            return None
+        per_peer = self.per_peer
+        return max(abandoned, key=lambda session: (per_peer.get(session.peer, 0), -session.last_active))

@@ -26,11 +26,11 @@ from pydantic import BaseModel
 
 from mcpdi.lowlevel import INTERNAL_ERROR, Connection, Peer
 from mcpdi_transport._http._common import AppOptions, Running, error_body, handle_safely
-from mcpdi_transport._http._registry import ALL_CONNECTED, LocalSessions, Refusal, peer_full
+from mcpdi_transport._http._registry import LocalSessions, Refusal, peer_full
 from mcpdi_transport._http._session import LegacySession
 from mcpdi_transport._http._shared_streams import EVENT_ID, Mirror, MirroredStream, StoredStream
 from mcpdi_transport._http._sse import EventStream, TotalBudget
-from mcpdi_transport._http._store import SessionStore
+from mcpdi_transport._http._store import Reservation, SessionStore
 from mcpdi_transport._outbound import OutboundRequests
 from mcpdi_transport._redis import StoreUnavailable
 
@@ -41,6 +41,11 @@ logger = logging.getLogger("mcpdi_transport")
 _LOCAL_KEEP: Final = 60.0
 """Seconds a replica nobody uses stays in this process (the session itself lives on in the store)."""
 
+
+SHARED_FULL: Final = (
+    "Too many open sessions (max_sessions={}, counted across every process sharing them), "
+    "none of them idle here; try again later"
+)
 
 GONE: Final = "The process that asked this question is gone, and the call with it"
 
@@ -93,7 +98,7 @@ class SharedSession(LegacySession):
             id_prefix=f"{process}.{secrets.token_hex(4)}-",
             budget=self.outbound.budget,
         )
-        self.record: str | None = None
+        self.record: dict[str, str] | None = None
         """The record as last stored or loaded; None until `initialize` stored it."""
         self._mirror = mirror
 
@@ -109,35 +114,39 @@ class SharedSession(LegacySession):
         c = self.connection
         return (c.protocol_version, c.client_capabilities, c.client_info, c.log_level, c.initialized)
 
-    def to_record(self) -> str:
+    def to_record(self) -> dict[str, str]:
+        """The record's fields, each a JSON text (`peer`, written once by `create`, aside)."""
         c = self.connection
         capabilities, info = c.client_capabilities, c.client_info
-        return json.dumps(
-            {
-                "protocolVersion": c.protocol_version,
-                "clientCapabilities": None if capabilities is None else _wire(capabilities),
-                "clientInfo": None if info is None else _wire(info),
-                "logLevel": c.log_level,
-                "initialized": c.initialized,
-                "principal": self.principal,
-            },
-            separators=(",", ":"),
-        )
+        fields: dict[str, object] = {
+            "protocolVersion": c.protocol_version,
+            "clientCapabilities": None if capabilities is None else _wire(capabilities),
+            "clientInfo": None if info is None else _wire(info),
+            "logLevel": c.log_level,
+            "initialized": c.initialized,
+            "principal": self.principal,
+        }
+        return {name: json.dumps(value, separators=(",", ":")) for name, value in fields.items()}
 
-    def restore(self, record: str) -> None:
+    def changes(self) -> dict[str, str]:
+        """The fields this replica changed since the record was last stored or loaded."""
+        stored = self.record or {}
+        return {name: value for name, value in self.to_record().items() if stored.get(name) != value}
+
+    def restore(self, record: Mapping[str, str]) -> None:
         """Take the connection state another process stored."""
-        fields = json.loads(record)
+        fields = {name: json.loads(value) for name, value in record.items() if name != "peer"}
         c: Connection = self.connection
-        c.protocol_version = fields["protocolVersion"]
-        capabilities, info = fields["clientCapabilities"], fields["clientInfo"]
+        c.protocol_version = fields.get("protocolVersion")
+        capabilities, info = fields.get("clientCapabilities"), fields.get("clientInfo")
         c.client_capabilities = (
             None if capabilities is None else ClientCapabilities.model_validate(capabilities)
         )
         c.client_info = None if info is None else Implementation.model_validate(info)
-        c.log_level = fields["logLevel"]
-        c.initialized = bool(fields["initialized"])
-        self.principal = fields["principal"]
-        self.record = record
+        c.log_level = fields.get("logLevel")
+        c.initialized = bool(fields.get("initialized"))
+        self.principal = fields.get("principal")
+        self.record = dict(record)
 
 
 class SharedSessions:
@@ -203,12 +212,32 @@ class SharedSessions:
         return session
 
     async def open(self, principal: str | None, peer: str) -> LegacySession | Refusal:
-        replicas = self.replicas
-        if replicas.peer_at_cap(peer, self.sweep):
+        """A new session, counted against `max_sessions` and `max_sessions_per_peer` across every
+        process sharing the store. At `max_sessions`, one of this process's sessions with no
+        client connected and nothing running is ended for it, as `LocalSessions` does."""
+        session_id = self.options.session_id_prefix + uuid.uuid4().hex
+        verdict = await self._reserve(session_id, peer)
+        if verdict == "full":
+            victim = self.replicas.victim(lambda session: not session.running)
+            if victim is not None:
+                logger.info("session cap reached across processes: ending session %s", victim.session_id)
+                await self.end(victim)
+                verdict = await self._reserve(session_id, peer)
+        if verdict == "peer full":
             return peer_full(self.options)
-        if not replicas.make_room(self.sweep):
-            return Refusal(503, INTERNAL_ERROR, ALL_CONNECTED)
-        return self._replica(self.options.session_id_prefix + uuid.uuid4().hex, principal, peer)
+        if verdict == "full":
+            return Refusal(503, INTERNAL_ERROR, SHARED_FULL.format(self.options.max_sessions))
+        self.replicas.make_room(self.sweep)  # this process's own table stays within the cap too
+        return self._replica(session_id, principal, peer)
+
+    async def _reserve(self, session_id: str, peer: str) -> Reservation:
+        return await self.store.reserve(
+            session_id,
+            peer=peer,
+            ttl=self.ttl,
+            max_sessions=self.options.max_sessions,
+            max_per_peer=self.options.max_sessions_per_peer,
+        )
 
     def end_all(self) -> None:
         """End this process's replicas (the stored sessions live on)."""
@@ -315,11 +344,15 @@ class SharedSessions:
         return response
 
     async def _store_record(self, session: SharedSession) -> None:
-        record = session.to_record()
+        """Create the record, or write the fields this process changed (not the whole record:
+        another process may have changed others meanwhile, and those stay)."""
         if session.record is None:
+            record = {**session.to_record(), "peer": session.peer}
             stored = await self.store.create(session.session_id, record, ttl=self.ttl)
         else:
-            stored = await self.store.save(session.session_id, record, ttl=self.ttl)
+            changes = session.changes()
+            stored = await self.store.save(session.session_id, changes, ttl=self.ttl)
+            record = {**session.record, **changes}
         if stored:
             session.record = record
         else:
