@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from mcp_types import CallToolRequestParams, ClientCapabilities, MissingRequiredClientCapabilityErrorData
-from mcp_types.methods import SPEC_CLIENT_METHODS
 from pydantic import BaseModel
 
 from mcpdi.lowlevel._errors import METHOD_NOT_FOUND, MISSING_CAPABILITY, MCPError
@@ -81,6 +80,8 @@ class MethodBinding:
     protocol_versions: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
+        from mcp_types.methods import SPEC_CLIENT_METHODS  # the method tables: only for an extension
+
         if self.method in SPEC_CLIENT_METHODS:
             msg = (
                 f"MethodBinding cannot bind spec method {self.method!r}; extension methods are "

@@ -34,8 +34,6 @@ _INBOX_TTL: Final = 120.0
 """Seconds the messages for a process that stopped reading stay in Redis."""
 _END_ID: Final = "2-0"
 """Events are stored as `1-<number>`; the writer's end marker sorts after all of them."""
-_BEGIN_ID: Final = "0-1"
-"""Who writes a stream, and the request it answers, sort before its events."""
 
 
 def _text(name: object) -> str:
@@ -161,7 +159,7 @@ def _log_failed_writes(results: Sequence[object]) -> None:
 class _RedisEvents:
     """Each resumable SSE stream is a Redis stream, its entries `1-<event number>`, expiring when idle."""
 
-    __slots__ = ("_alive", "_client", "_reach", "_wait_cap", "max_events", "prefix")
+    __slots__ = ("_alive", "_client", "_reach", "_wait_cap", "max_events", "prefix", "writers_prefix")
 
     def __init__(
         self,
@@ -170,6 +168,7 @@ class _RedisEvents:
         prefix: str,
         max_events: int,
         *,
+        writers_prefix: str,
         alive: Callable[[str], str],
         wait_cap: float,
     ) -> None:
@@ -177,36 +176,39 @@ class _RedisEvents:
         self._reach = reach
         self.prefix = prefix
         self.max_events = max_events
+        self.writers_prefix = writers_prefix
         self._alive = alive
         """The key that exists while a process holds its lease."""
         self._wait_cap = wait_cap
         """A blocking read ends before this, well before the socket timeout."""
 
+    def _writer(self, key: str) -> str:
+        """Who writes the stream `key` and the request it answers: a hash of its own, which no
+        trimming of the stream's events removes, expiring with the stream."""
+        return self.writers_prefix + key
+
     async def begin(self, key: str, *, writer: str, answering: str, ttl: float) -> None:
         pipe = self._client.pipeline(transaction=False)
-        fields = {b"writer": writer.encode(), b"answering": answering.encode()}
-        pipe.xadd(self.prefix + key, fields, id=_BEGIN_ID, maxlen=self.max_events)
-        pipe.pexpire(self.prefix + key, _ms(ttl))
+        pipe.hset(self._writer(key), mapping={b"writer": writer.encode(), b"answering": answering.encode()})
+        pipe.pexpire(self._writer(key), _ms(ttl))
         _log_failed_writes(await self._reach(pipe.execute(raise_on_error=False)))
 
     async def orphaned(self, key: str) -> str | None:
-        begun: list[tuple[bytes, dict[bytes, bytes]]] = await self._reach(
-            self._client.xrange(self.prefix + key, _BEGIN_ID, _BEGIN_ID)
-        )
-        if not begun or b"writer" not in begun[0][1]:
+        writer, answering = await self._reach(self._client.hmget(self._writer(key), b"writer", b"answering"))
+        if writer is None or answering is None:
             return None  # written by a process that does not say who it is: no lease to check
-        fields = begun[0][1]
         pipe = self._client.pipeline(transaction=False)
-        pipe.exists(self._alive(fields[b"writer"].decode()))
+        pipe.exists(self._alive(bytes(writer).decode()))
         pipe.xrange(self.prefix + key, _END_ID, _END_ID)
         alive, ended = await self._reach(pipe.execute())
-        return None if alive or ended else fields.get(b"answering", b"null").decode()
+        return None if alive or ended else bytes(answering).decode()
 
     async def append(self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float) -> None:
         pipe = self._client.pipeline(transaction=False)
         for number, frame in events:
             pipe.xadd(self.prefix + key, {b"f": frame}, id=f"1-{number}", maxlen=self.max_events)
         pipe.pexpire(self.prefix + key, _ms(ttl))
+        pipe.pexpire(self._writer(key), _ms(ttl))
         _log_failed_writes(await self._reach(pipe.execute(raise_on_error=False)))
 
     async def end(self, key: str, *, ttl: float) -> None:
@@ -299,6 +301,7 @@ class RedisSessions:
             self._reach,
             prefix + "events:",
             max_stream_events,
+            writers_prefix=prefix + "writer:",
             alive=self._alive,
             wait_cap=self._blocking_wait(),
         )

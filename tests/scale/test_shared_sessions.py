@@ -339,3 +339,38 @@ async def test_a_session_id_naming_another_kind_of_key_is_404(deployment: Deploy
 def test_a_process_lease_that_is_no_positive_number_of_seconds_is_refused(lease: float) -> None:
     with pytest.raises(ValueError, match="process_lease must be a positive number of seconds, not "):
         RedisSessions("redis://127.0.0.1:1/0", process_lease=lease)
+
+
+async def orphaned_until(events: Any, key: str, expected: str | None) -> None:
+    with anyio.fail_after(10):
+        while await events.orphaned(key) != expected:
+            await anyio.sleep(0.05)
+
+
+@pytest.mark.anyio
+async def test_a_stream_is_orphaned_while_its_writer_holds_no_lease_however_its_events_were_trimmed(
+    deployment: Deployment,
+) -> None:
+    store = RedisSessions(deployment.redis.url, prefix=f"orphans-{secrets.token_hex(4)}:", process_lease=0.5)
+    events, writer = store.events, "a" * 16
+    try:
+        await events.begin("s:1", writer=writer, answering='"call-7"', ttl=60)
+        await events.append("s:1", [(n, b"data: x\r\n\r\n") for n in range(20)], ttl=60)
+        await events.trim("s:1", 15)  # the session's byte budget dropped the oldest events
+        await events.begin("s:2", writer=writer, answering="8", ttl=60)
+        await events.end("s:2", ttl=60)
+        assert await events.orphaned("s:1") == '"call-7"'  # its writer never held a lease
+        async with anyio.create_task_group() as group:
+
+            async def listen() -> None:
+                async for _ in store.listen(writer):  # pragma: no cover - nothing is sent to it
+                    pass
+
+            group.start_soon(listen)
+            await orphaned_until(events, "s:1", None)  # the writer listens: its stream lives
+            group.cancel_scope.cancel()
+        await orphaned_until(events, "s:1", '"call-7"')  # the lease ran out
+        assert await events.orphaned("s:2") is None  # it ended: no call to fail
+        assert await events.orphaned("s:3") is None  # nobody said who writes it
+    finally:
+        await store.aclose()
