@@ -62,6 +62,7 @@ class AppOptions:
     session_id_prefix: str = ""
     max_sessions_per_peer: int = 1000
     max_buffered_bytes_total: int = 256 * 1024 * 1024
+    max_pending_client_requests: int = 10_000
 
 
 SHUTTING_DOWN: Final = "The server is shutting down"
