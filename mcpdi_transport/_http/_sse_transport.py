@@ -51,7 +51,12 @@ from mcpdi_transport._http._security import (
 )
 from mcpdi_transport._http._signals import drain_on_signals
 from mcpdi_transport._listen import ServesMCP, bind_socket
-from mcpdi_transport._outbound import OutboundRequests, request_key
+from mcpdi_transport._outbound import (
+    DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
+    OutboundRequests,
+    Waiting,
+    request_key,
+)
 from mcpdi_transport._serving import serve_message
 from mcpdi_transport._serving_options import options_for_app
 
@@ -70,18 +75,27 @@ class _SseSession:
     """One client's event stream: what goes out on it, and the calls it has running."""
 
     def __init__(
-        self, principal: str | None, group: anyio.abc.TaskGroup, *, client_request_timeout: float
+        self,
+        principal: str | None,
+        group: anyio.abc.TaskGroup,
+        *,
+        client_request_timeout: float,
+        waiting: Waiting | None = None,
     ) -> None:
         self.principal = principal
         self.group = group
         self.connection = Connection.for_legacy_session()
-        self.outbound = OutboundRequests(timeout=client_request_timeout)
+        self.connection.standalone = self._notify_standalone
+        self.outbound = OutboundRequests(timeout=client_request_timeout, budget=waiting)
         self.sender, self.receiver = anyio.create_memory_object_stream[Mapping[str, Any]](_QUEUE)
         self.calls: dict[str, anyio.CancelScope] = {}
 
     async def write(self, message: Mapping[str, Any]) -> None:
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             await self.sender.send(message)
+
+    async def _notify_standalone(self, method: str, params: Mapping[str, Any] | None) -> None:
+        await self.write(notification_message(method, params))
 
     def close(self) -> None:
         self.outbound.fail_all()
@@ -120,11 +134,19 @@ def _event(name: str, data: str) -> bytes:
 class _SseEndpoints:
     """`GET <sse_path>` (the stream) and `POST <message_path>?session_id=` (the messages)."""
 
-    def __init__(self, policy: SecurityPolicy, advertised_path: str, client_request_timeout: float) -> None:
+    def __init__(
+        self,
+        policy: SecurityPolicy,
+        advertised_path: str,
+        client_request_timeout: float,
+        max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
+    ) -> None:
         self.policy = policy
         self.advertised_path = advertised_path
         """The message path the `endpoint` event names (after the ASGI `root_path`)."""
         self.client_request_timeout = client_request_timeout
+        self.waiting = Waiting(max_pending_client_requests)
+        """The server-to-client requests all streams of this app wait on together."""
         self.sessions: dict[str, _SseSession] = {}
         self.runner: Runner[Any] | None = None
 
@@ -149,7 +171,10 @@ class _SseEndpoints:
         ]
         async with anyio.create_task_group() as group:
             session = _SseSession(
-                principal_of(get_access_token()), group, client_request_timeout=self.client_request_timeout
+                principal_of(get_access_token()),
+                group,
+                client_request_timeout=self.client_request_timeout,
+                waiting=self.waiting,
             )
             self.sessions[session_id] = session
             try:
@@ -311,6 +336,7 @@ def build_sse_app(
     max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
     client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
+    max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
     debug: bool | None = None,
     routes: Sequence[BaseRoute] = (),
     token_verifier: TokenVerifier | None = None,
@@ -323,7 +349,8 @@ def build_sse_app(
     not one JSON-RPC message; 404 for a session that is unknown, ended, or opened with
     another token's principal). The server's own `serving_options` (bearer auth on both
     paths, `custom_route`s, debug) hold unless a keyword overrides them; Host and Origin
-    checks, the body limit and `client_request_timeout` are those of `build_http_app`.
+    checks, the body limit, `client_request_timeout` and `max_pending_client_requests` (for all
+    streams of the process together) are those of `build_http_app`.
     `mount_path` (the SDK 1.x's) is where the app will be mounted: the `endpoint` event
     names `mount_path + message_path` (and any ASGI `root_path` before it).
     """
@@ -339,7 +366,9 @@ def build_sse_app(
         allowed_hosts=allowed_hosts,
         allowed_origins=allowed_origins,
     )
-    endpoints = _SseEndpoints(policy, mount_path.rstrip("/") + message_path, client_request_timeout)
+    endpoints = _SseEndpoints(
+        policy, mount_path.rstrip("/") + message_path, client_request_timeout, max_pending_client_requests
+    )
     stream: ASGIApp = _Asgi(endpoints.stream)
     messages: ASGIApp = BodyLimit(endpoints.message, max_body_size=max_body_size, body_timeout=body_timeout)
     metadata_routes: list[BaseRoute] = []
