@@ -44,8 +44,6 @@ from mcpdi_transport._serving_options import options_for_app
 __all__ = ("build_http_app", "starlette_route")
 
 _SWEEP_INTERVAL: Final = 60.0
-_CANCELLED_ANSWERS: Final = 0.5
-"""Seconds the cancelled requests have to answer at the end of the grace, before they are answered."""
 
 logger = logging.getLogger("mcpdi_transport")
 
@@ -92,31 +90,12 @@ class _Endpoint:
         Call from the event loop's thread (`loop.call_soon_threadsafe` from a signal handler);
         a second call changes nothing.
         """
-        running = self.running
-        if running is None or running.draining:
-            return
-        running.draining = True
+        if self.running is not None:
+            self.running.drain(grace, then=self._drained)
 
-        async def stop_after_grace() -> None:
-            with anyio.move_on_after(grace):
-                while running.in_flight:
-                    await anyio.sleep(0.05)
-            running.stop_requests()
-            with anyio.move_on_after(_CANCELLED_ANSWERS):  # the cancelled handlers write their answers
-                while running.in_flight:
-                    await anyio.sleep(0.01)
-            stuck = await running.answer_stuck()
-            self.abandoned += stuck
-            if stuck:
-                logger.warning(
-                    "%d call(s) did not stop when cancelled at the end of the shutdown grace (a "
-                    "synchronous tool blocking its thread?): answered with -32603, left to finish",
-                    stuck,
-                )
-            await anyio.sleep(0)
-            self.legacy.end_all()
-
-        running.task_group.start_soon(stop_after_grace)
+    def _drained(self, stuck: int) -> None:
+        self.abandoned += stuck
+        self.legacy.end_all()
 
     async def drain_when(self, signalled: anyio.Event, grace: float) -> None:
         await signalled.wait()
