@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from mcpdi_transport._client._channel import ConnectionLost as ConnectionLost
     from mcpdi_transport._client._channel import Inbound as Inbound
     from mcpdi_transport._client._client import Client as Client
+    from mcpdi_transport._client._listen import ListenNotSupportedError as ListenNotSupportedError
+    from mcpdi_transport._client._listen import Subscription as Subscription
+    from mcpdi_transport._client._listen import SubscriptionLost as SubscriptionLost
     from mcpdi_transport._client._rounds import RoundLimitExceeded as RoundLimitExceeded
     from mcpdi_transport._client._stdio import StdioTarget as StdioTarget
     from mcpdi_transport._http._app import build_http_app as build_http_app
@@ -50,6 +53,7 @@ __all__ = (
     "Inbound",
     "JwtVerifier",
     "ListRootsCallback",
+    "ListenNotSupportedError",
     "LoggingCallback",
     "MessageHandler",
     "ProgressCallback",
@@ -61,6 +65,8 @@ __all__ = (
     "SessionStore",
     "StdioTarget",
     "StoreUnavailable",
+    "Subscription",
+    "SubscriptionLost",
     "build_http_app",
     "build_sse_app",
     "run_server",
@@ -75,6 +81,9 @@ _HOMES = {
     "CannotListen": "mcpdi_transport._listen",
     "JwtVerifier": "mcpdi_transport._jwt",
     "Client": "mcpdi_transport._client._client",
+    "ListenNotSupportedError": "mcpdi_transport._client._listen",
+    "Subscription": "mcpdi_transport._client._listen",
+    "SubscriptionLost": "mcpdi_transport._client._listen",
     "Channel": "mcpdi_transport._client._channel",
     "ChannelTarget": "mcpdi_transport._client._channel",
     "ConnectionLost": "mcpdi_transport._client._channel",

@@ -62,6 +62,7 @@ class AppOptions:
     session_id_prefix: str = ""
     max_sessions_per_peer: int = 1000
     max_buffered_bytes_total: int = 256 * 1024 * 1024
+    max_pending_client_requests: int = 10_000
 
 
 SHUTTING_DOWN: Final = "The server is shutting down"
@@ -256,7 +257,7 @@ async def handle_safely(
     with anyio.CancelScope() if cancel_scope is None else cancel_scope as scope:
         late: LateAnswer | None = None
         if answer_late is not None and is_request:
-            late = functools.partial(answer_late, error_body(INTERNAL_ERROR, SHUTTING_DOWN, request_id))
+            late = functools.partial(_answer_shutting_down, answer_late, request_id)  # built if used
         running.in_flight[scope] = late
         try:
             return await serve_message(running.runner, message, connection, peer)
@@ -265,6 +266,12 @@ async def handle_safely(
     if running.stopping and is_request:
         return error_body(INTERNAL_ERROR, SHUTTING_DOWN, request_id)
     return None
+
+
+async def _answer_shutting_down(
+    answer_late: Callable[[dict[str, Any]], Awaitable[None]], request_id: Any
+) -> None:
+    await answer_late(error_body(INTERNAL_ERROR, SHUTTING_DOWN, request_id))
 
 
 def error_body(code: int, message: str, id_: Any = None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import anyio
 import anyio.abc
 
 from mcpdi.lowlevel import Connection, notification_message
-from mcpdi_transport._outbound import OutboundRequests
+from mcpdi_transport._outbound import OutboundRequests, Waiting
 
 __all__ = ("SsePeer", "SseSession", "sse_event")
 
@@ -22,19 +22,29 @@ class SseSession:
     """One client's event stream: what goes out on it, and the calls it has running."""
 
     def __init__(
-        self, principal: str | None, peer: str, group: anyio.abc.TaskGroup, *, client_request_timeout: float
+        self,
+        principal: str | None,
+        peer: str,
+        group: anyio.abc.TaskGroup,
+        *,
+        client_request_timeout: float,
+        waiting: Waiting | None = None,
     ) -> None:
         self.principal = principal
         self.peer = peer
         self.group = group
         self.connection = Connection.for_legacy_session()
-        self.outbound = OutboundRequests(timeout=client_request_timeout)
+        self.connection.standalone = self._notify_standalone
+        self.outbound = OutboundRequests(timeout=client_request_timeout, budget=waiting)
         self.sender, self.receiver = anyio.create_memory_object_stream[Mapping[str, Any]](_QUEUE)
         self.calls: dict[str, anyio.CancelScope] = {}
 
     async def write(self, message: Mapping[str, Any]) -> None:
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             await self.sender.send(message)
+
+    async def _notify_standalone(self, method: str, params: Mapping[str, Any] | None) -> None:
+        await self.write(notification_message(method, params))
 
     def finish(self) -> None:
         """End the stream once what is queued on it has gone out (a shutdown's last answers)."""

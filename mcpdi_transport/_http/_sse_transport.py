@@ -42,6 +42,7 @@ from mcpdi.lowlevel import (
 from mcpdi_transport._http._app import starlette_route
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
 from mcpdi_transport._http._common import Running, handle_safely, header_values
+from mcpdi_transport._http._exchange import HttpExchange
 from mcpdi_transport._http._legacy import peer_of
 from mcpdi_transport._http._security import (
     DEFAULT_BODY_TIMEOUT,
@@ -54,7 +55,11 @@ from mcpdi_transport._http._session import DEFAULT_CLIENT_REQUEST_TIMEOUT
 from mcpdi_transport._http._signals import drain_on_signals
 from mcpdi_transport._http._sse_session import SsePeer, SseSession, sse_event
 from mcpdi_transport._listen import ServesMCP
-from mcpdi_transport._outbound import request_key
+from mcpdi_transport._outbound import (
+    DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
+    Waiting,
+    request_key,
+)
 from mcpdi_transport._serving_options import options_for_app
 
 __all__ = ("build_sse_app",)
@@ -74,6 +79,7 @@ class _SseEndpoints:
         advertised_path: str,
         *,
         client_request_timeout: float,
+        max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
         max_sessions: int,
         max_sessions_per_peer: int,
     ) -> None:
@@ -81,6 +87,8 @@ class _SseEndpoints:
         self.advertised_path = advertised_path
         """The message path the `endpoint` event names (after the ASGI `root_path`)."""
         self.client_request_timeout = client_request_timeout
+        self.waiting = Waiting(max_pending_client_requests)
+        """The server-to-client requests all streams of this app wait on together."""
         self.max_sessions = max_sessions
         self.max_sessions_per_peer = max_sessions_per_peer
         self.sessions: dict[str, SseSession] = {}
@@ -102,7 +110,7 @@ class _SseEndpoints:
             await PlainTextResponse(msg, status_code=503)(scope, receive, send)
             return
         principal = principal_of(get_access_token())
-        peer = peer_of(scope, principal)
+        peer = peer_of(HttpExchange(scope, receive, send), principal)
         refusal = self._refusal(peer)
         if refusal is not None:
             await refusal(scope, receive, send)
@@ -116,7 +124,13 @@ class _SseEndpoints:
             (b"x-accel-buffering", b"no"),
         ]
         async with anyio.create_task_group() as group:
-            session = SseSession(principal, peer, group, client_request_timeout=self.client_request_timeout)
+            session = SseSession(
+                principal,
+                peer,
+                group,
+                client_request_timeout=self.client_request_timeout,
+                waiting=self.waiting,
+            )
             self.sessions[session_id] = session
             self.per_peer[peer] += 1
             try:
@@ -310,6 +324,7 @@ def build_sse_app(
     max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
     client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
+    max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
     max_sessions: int = 10_000,
     max_sessions_per_peer: int = 1000,
     shutdown_grace: float = 10.0,
@@ -325,7 +340,8 @@ def build_sse_app(
     not one JSON-RPC message; 404 for a session that is unknown, ended, or opened with
     another token's principal). The server's own `serving_options` (bearer auth on both
     paths, `custom_route`s, debug) hold unless a keyword overrides them; Host and Origin
-    checks, the body limit, `client_request_timeout`, the session caps (`max_sessions`,
+    checks, the body limit, `client_request_timeout`, `max_pending_client_requests` (for all
+    streams of the process together), the session caps (`max_sessions`,
     `max_sessions_per_peer`: past them a new stream gets 503 or 429, since every session
     has its client connected) and the `shutdown_grace` are those of `build_http_app`.
     `mount_path` (the SDK 1.x's) is where the app will be mounted: the `endpoint` event
@@ -347,6 +363,7 @@ def build_sse_app(
         policy,
         mount_path.rstrip("/") + message_path,
         client_request_timeout=client_request_timeout,
+        max_pending_client_requests=max_pending_client_requests,
         max_sessions=max_sessions,
         max_sessions_per_peer=max_sessions_per_peer,
     )
