@@ -60,7 +60,7 @@ system-packages:
 browser: system-packages
 
 test-oldest: $(STAMP) system-packages
-	$(PY) -m pytest $(PYTEST_PARALLEL)
+	$(PY) -m pytest $(PYTEST_PARALLEL) --durations=10
 
 # Branch coverage of mcpdi and mcpdi_transport (in-process code), with a floor: each worker writes
 # its own data file (tests/conftest.py), combined before the report.

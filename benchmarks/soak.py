@@ -30,6 +30,7 @@ from mcpdi_transport import Client
 ROOT = Path(__file__).resolve().parent.parent
 _SERVE = """
 import os
+import secrets
 import signal
 import sys
 import tracemalloc
@@ -37,7 +38,12 @@ from functools import partial
 import anyio
 sys.path.insert(0, {examples!r})
 from bookshop import mcp
+from mcpdi import RequestStateSecurity
 from mcpdi_transport import serve_http
+
+state_ttl = os.environ.get("SOAK_STATE_TTL")
+if state_ttl:
+    mcp.request_state = RequestStateSecurity(keys=[secrets.token_hex(32)], ttl=float(state_ttl))
 
 snapshots = os.environ.get("SOAK_SNAPSHOTS")
 if snapshots:
@@ -151,9 +157,20 @@ def main() -> None:
         help="trace the server's allocations; after each era print the traced bytes, at the end the "
         "allocation sites that grew most from the first era's end to the last (snapshots in PREFIX.N)",
     )
+    parser.add_argument(
+        "--state-ttl",
+        type=float,
+        metavar="SECONDS",
+        help="seal requestState for this long instead of 600 s: the used ids the replay store keeps "
+        "until their token expires (one per finished elicitation round) level off within the run",
+    )
     arguments = parser.parse_args()
     script = _SERVE.format(examples=str(ROOT / "examples"))
-    env = {**os.environ, "SOAK_SNAPSHOTS": arguments.tracemalloc or ""}
+    env = {
+        **os.environ,
+        "SOAK_SNAPSHOTS": arguments.tracemalloc or "",
+        "SOAK_STATE_TTL": "" if arguments.state_ttl is None else str(arguments.state_ttl),
+    }
     server = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, cwd=ROOT, env=env)
     try:
         assert server.stdout is not None

@@ -37,6 +37,11 @@ if _typing.TYPE_CHECKING:
     from mcpdi._errors import UnexpectedResourceError as UnexpectedResourceError
     from mcpdi._errors import UnexpectedToolError as UnexpectedToolError
     from mcpdi._errors import UrlElicitationRequiredError as UrlElicitationRequiredError
+    from mcpdi._extensions import Extension as Extension
+    from mcpdi._extensions import MethodBinding as MethodBinding
+    from mcpdi._extensions import ResourceBinding as ResourceBinding
+    from mcpdi._extensions import ToolBinding as ToolBinding
+    from mcpdi._extensions import require_client_extension as require_client_extension
     from mcpdi._in_memory._calls import ReadResourceContents as ReadResourceContents
     from mcpdi._media import Audio as Audio
     from mcpdi._media import Image as Image
@@ -62,9 +67,17 @@ if _typing.TYPE_CHECKING:
     from mcpdi.engine import InvalidSignature as InvalidSignature
     from mcpdi.engine import Resolve as Resolve
     from mcpdi.engine import RoundOutcome as RoundOutcome
+    from mcpdi.lowlevel import InMemorySubscriptionBus as InMemorySubscriptionBus
+    from mcpdi.lowlevel import ListenHandler as ListenHandler
     from mcpdi.lowlevel import MCPError as MCPError
+    from mcpdi.lowlevel import PromptsListChanged as PromptsListChanged
+    from mcpdi.lowlevel import ResourcesListChanged as ResourcesListChanged
+    from mcpdi.lowlevel import ResourceUpdated as ResourceUpdated
     from mcpdi.lowlevel import Server as Server
+    from mcpdi.lowlevel import ServerEvent as ServerEvent
     from mcpdi.lowlevel import ServerRequestContext as ServerRequestContext
+    from mcpdi.lowlevel import SubscriptionBus as SubscriptionBus
+    from mcpdi.lowlevel import ToolsListChanged as ToolsListChanged
     from mcpdi.lowlevel._sdk_options import TransportSecuritySettings as TransportSecuritySettings
 
 _HOMES: dict[str, str] = {
@@ -123,6 +136,19 @@ _HOMES: dict[str, str] = {
     "UnexpectedToolError": "mcpdi._errors",
     "UrlElicitationRequiredError": "mcpdi._errors",
     "UserMessage": "mcpdi._messages",
+    "Extension": "mcpdi._extensions",
+    "MethodBinding": "mcpdi._extensions",
+    "ResourceBinding": "mcpdi._extensions",
+    "ToolBinding": "mcpdi._extensions",
+    "require_client_extension": "mcpdi._extensions",
+    "InMemorySubscriptionBus": "mcpdi.lowlevel",
+    "SubscriptionBus": "mcpdi.lowlevel",
+    "ListenHandler": "mcpdi.lowlevel",
+    "ToolsListChanged": "mcpdi.lowlevel",
+    "PromptsListChanged": "mcpdi.lowlevel",
+    "ResourcesListChanged": "mcpdi.lowlevel",
+    "ResourceUpdated": "mcpdi.lowlevel",
+    "ServerEvent": "mcpdi.lowlevel",
 }
 
 __all__ = (
@@ -140,36 +166,48 @@ __all__ = (
     "Default",
     "Elicit",
     "ElicitationResult",
+    "Extension",
     "Header",
     "HmacCodec",
     "Icon",
     "Image",
+    "InMemorySubscriptionBus",
     "InvalidRequestState",
     "InvalidSignature",
     "InvalidUriTemplate",
     "ListRoots",
+    "ListenHandler",
     "MCPError",
     "MCPServer",
     "MCPServerError",
     "MemoryReplayStore",
     "Message",
+    "MethodBinding",
     "Middleware",
     "MiddlewareContext",
+    "PromptsListChanged",
     "ReadResourceContents",
     "ReplayStore",
     "RequestStateSecurity",
     "Resolve",
+    "ResourceBinding",
     "ResourceError",
     "ResourceNotFoundError",
     "ResourceSecurity",
+    "ResourceUpdated",
+    "ResourcesListChanged",
     "RoundOutcome",
     "Sample",
     "Server",
+    "ServerEvent",
     "ServerMiddleware",
     "ServerRequestContext",
     "StateCodec",
+    "SubscriptionBus",
     "TokenVerifier",
+    "ToolBinding",
     "ToolError",
+    "ToolsListChanged",
     "TransportSecuritySettings",
     "UnexpectedResourceError",
     "UnexpectedToolError",
@@ -180,6 +218,7 @@ __all__ = (
     "from_address",
     "get_access_token",
     "principal_of",
+    "require_client_extension",
     "types",
 )
 

@@ -35,6 +35,13 @@ from mcpdi._auth import AccessToken, get_access_token
 from mcpdi._fallbacks import NO_BACK_CHANNEL, fall_back, missing_reason
 from mcpdi._notifications import Session, elicit_url
 from mcpdi.lowlevel._errors import MISSING_CAPABILITY, MCPError, NoBackChannel
+from mcpdi.lowlevel._subscriptions import (
+    PromptsListChanged,
+    ResourcesListChanged,
+    ServerEvent,
+    ToolsListChanged,
+    event_notification,
+)
 
 if TYPE_CHECKING:
     from mcpdi._in_memory._calls import ReadResourceContents
@@ -294,17 +301,31 @@ class Context(Generic[LifespanT, RequestT]):
         return Session(self.request_context)
 
     async def notify_tools_changed(self) -> None:
-        """Tell the client the tool list changed (`notifications/tools/list_changed`)."""
-        await self.session.send_tool_list_changed()
+        """Tell the clients the tool list changed: the `subscriptions/listen` streams that asked
+        (2026-07-28) and, in the handshake era, this request's stream."""
+        await self._announce(ToolsListChanged())
 
     async def notify_prompts_changed(self) -> None:
-        """Tell the client the prompt list changed (`notifications/prompts/list_changed`)."""
-        await self.session.send_prompt_list_changed()
+        """Tell the clients the prompt list changed (as `notify_tools_changed`)."""
+        await self._announce(PromptsListChanged())
 
     async def notify_resources_changed(self) -> None:
-        """Tell the client the resource list changed (`notifications/resources/list_changed`)."""
-        await self.session.send_resource_list_changed()
+        """Tell the clients the resource list changed (as `notify_tools_changed`)."""
+        await self._announce(ResourcesListChanged())
 
-    async def notify_resource_updated(self, uri: str) -> None:
-        """Tell the client a resource's content changed (`notifications/resources/updated`)."""
-        await self.session.send_resource_updated(uri)
+    async def notify_resource_updated(self, uri: object) -> None:
+        """Tell the clients subscribed to `uri` that it changed (`notifications/resources/updated`):
+        the listen streams whose filter names it, and the handshake-era `resources/subscribe`rs."""
+        server = self._server
+        if server is None:
+            await self.session.send_resource_updated(uri)
+            return
+        await server.subscriptions.announce_updated(str(uri))
+
+    async def _announce(self, event: ServerEvent) -> None:
+        server = self._server
+        if server is not None:
+            await server.subscriptions.bus.publish(event)
+        if server is None or self.era == "legacy":
+            wire = event_notification(event).model_dump(by_alias=True, mode="json", exclude_none=True)
+            await self.request_context.send_notification(wire["method"], wire.get("params"))

@@ -2,8 +2,8 @@
 
 The SDK's `MCPServer` takes ready-made `Tool` and `Resource` objects (`tools=`,
 `resources=`) and `Prompt` objects (`add_prompt`); mcpdi registers what they wrap. What
-mcpdi does not serve (extensions, cache hints, a subscription bus, an authorization
-server of its own) is refused here with what to use instead.
+mcpdi does not serve (cache hints, an authorization server of its own) is refused here
+with what to use instead.
 """
 
 from __future__ import annotations
@@ -17,17 +17,9 @@ if TYPE_CHECKING:
 __all__ = ("add_sdk_objects", "prompt_parts", "refuse_unserved", "tool_parts")
 
 _UNSERVED: Final = {
-    "extensions": (
-        "MCPServer(extensions=...) is not served by mcpdi (no protocol extensions); register the "
-        "extension's tools and resources on the server directly, see docs/porting.md"
-    ),
     "cache_hints": (
         "MCPServer(cache_hints=...) is not served by mcpdi; list results carry no cache hints, "
         "see docs/porting.md"
-    ),
-    "subscriptions": (
-        "MCPServer(subscriptions=<bus>) is not served by mcpdi (no subscriptions/listen); "
-        "pass subscriptions=False or leave it out, see docs/porting.md"
     ),
     "auth_server_provider": (
         "MCPServer(auth_server_provider=...) is not taken by mcpdi, which serves as a resource server "
@@ -40,8 +32,6 @@ _UNSERVED: Final = {
 def refuse_unserved(**options: Any) -> None:
     """Raise `TypeError` for an SDK option mcpdi does not serve; defaults (None, empty, False) pass."""
     for key, value in options.items():
-        if key == "subscriptions" and value is False:
-            continue  # "do not serve subscriptions/listen": what mcpdi does
         if value is not None and value != () and value != [] and value != {}:
             raise TypeError(_UNSERVED[key])
 

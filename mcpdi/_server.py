@@ -22,6 +22,7 @@ from mcpdi import _server_serving as serving
 from mcpdi._auth import AccessToken, AuthSettings, TokenVerifier, authenticated
 from mcpdi._context import Context
 from mcpdi._decorators import Registering
+from mcpdi._extensions import apply_extensions
 from mcpdi._handlers import Handlers
 from mcpdi._identity import Identity
 from mcpdi._lifespan import check_lifespan, entered_lifespan
@@ -34,6 +35,7 @@ from mcpdi._resource_security import DEFAULT_RESOURCE_SECURITY, ResourceSecurity
 from mcpdi._sdk_server import add_sdk_objects, refuse_unserved
 from mcpdi._settings import LogLevelName, Settings
 from mcpdi._state._security import RequestStateSecurity
+from mcpdi._subscribing import Subscriptions
 from mcpdi._tools import RegisteredTool
 from mcpdi.engine import AppScope
 from mcpdi.lowlevel._handover import TransportName, serve_async
@@ -108,12 +110,7 @@ class MCPServer(Registering, Identity, Generic[LifespanT]):
         cache_hints: Mapping[str, Any] | None = None,
         subscriptions: object | None = None,
     ) -> None:
-        refuse_unserved(
-            auth_server_provider=auth_server_provider,
-            extensions=extensions,
-            cache_hints=cache_hints,
-            subscriptions=subscriptions,
-        )
+        refuse_unserved(auth_server_provider=auth_server_provider, cache_hints=cache_hints)
         check_lifespan(lifespan)
         self.request_state = chosen_request_state(request_state, request_state_security, name=name)
         self.resource_security = resource_security
@@ -138,6 +135,8 @@ class MCPServer(Registering, Identity, Generic[LifespanT]):
         self._auth = auth
         self._handlers = handlers = Handlers(self, self._registry)
         on = handlers.wrapped(self._middleware)
+        self.subscriptions = Subscriptions(subscriptions, self._registry)
+        """The bus `ctx.notify_*` publish on and the clients subscribed to what it carries."""
         self._server: Server[LifespanT] = Server(
             name or DEFAULT_NAME,
             version=version,
@@ -149,6 +148,9 @@ class MCPServer(Registering, Identity, Generic[LifespanT]):
             lifespan=self._enter_lifespan,  # pyright: ignore[reportArgumentType]
             get_tool_input_schema=self._registry.tool_input_schema,
             get_tool_header_params=self._registry.tool_header_params,
+            on_subscribe_resource=self.subscriptions.subscribe,
+            on_unsubscribe_resource=self.subscriptions.unsubscribe,
+            on_subscriptions_listen=self.subscriptions.listen,
             **on,
         )
         self._server.serving_options = self.serving_options
@@ -168,6 +170,7 @@ class MCPServer(Registering, Identity, Generic[LifespanT]):
             auth,
         )
         add_sdk_objects(self, tools, resources)
+        apply_extensions(self, extensions or ())
 
     # -- middleware -----------------------------------------------------------------------
 

@@ -22,11 +22,13 @@ if TYPE_CHECKING:
     from mcpdi_transport._client._channel import ConnectionLost as ConnectionLost
     from mcpdi_transport._client._channel import Inbound as Inbound
     from mcpdi_transport._client._client import Client as Client
+    from mcpdi_transport._client._listen import ListenNotSupportedError as ListenNotSupportedError
+    from mcpdi_transport._client._listen import Subscription as Subscription
+    from mcpdi_transport._client._listen import SubscriptionLost as SubscriptionLost
     from mcpdi_transport._client._rounds import RoundLimitExceeded as RoundLimitExceeded
     from mcpdi_transport._client._stdio import StdioTarget as StdioTarget
     from mcpdi_transport._http._app import build_http_app as build_http_app
     from mcpdi_transport._http._sse_transport import build_sse_app as build_sse_app
-    from mcpdi_transport._http._sse_transport import serve_sse as serve_sse
     from mcpdi_transport._http._store import EventStore as EventStore
     from mcpdi_transport._http._store import SessionStore as SessionStore
     from mcpdi_transport._jwt import JwtVerifier as JwtVerifier
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from mcpdi_transport._redis_sessions import RedisSessions as RedisSessions
     from mcpdi_transport._serve import run_server as run_server
     from mcpdi_transport._serve import serve_http as serve_http
+    from mcpdi_transport._serve import serve_sse as serve_sse
     from mcpdi_transport._stdio import serve_stdio as serve_stdio
 
 __all__ = (
@@ -50,6 +53,7 @@ __all__ = (
     "Inbound",
     "JwtVerifier",
     "ListRootsCallback",
+    "ListenNotSupportedError",
     "LoggingCallback",
     "MessageHandler",
     "ProgressCallback",
@@ -61,6 +65,8 @@ __all__ = (
     "SessionStore",
     "StdioTarget",
     "StoreUnavailable",
+    "Subscription",
+    "SubscriptionLost",
     "build_http_app",
     "build_sse_app",
     "run_server",
@@ -72,10 +78,12 @@ __all__ = (
 _HOMES = {
     "build_http_app": "mcpdi_transport._http._app",
     "build_sse_app": "mcpdi_transport._http._sse_transport",
-    "serve_sse": "mcpdi_transport._http._sse_transport",
     "CannotListen": "mcpdi_transport._listen",
     "JwtVerifier": "mcpdi_transport._jwt",
     "Client": "mcpdi_transport._client._client",
+    "ListenNotSupportedError": "mcpdi_transport._client._listen",
+    "Subscription": "mcpdi_transport._client._listen",
+    "SubscriptionLost": "mcpdi_transport._client._listen",
     "Channel": "mcpdi_transport._client._channel",
     "ChannelTarget": "mcpdi_transport._client._channel",
     "ConnectionLost": "mcpdi_transport._client._channel",
@@ -97,6 +105,7 @@ _HOMES = {
     "SessionStore": "mcpdi_transport._http._store",
     "run_server": "mcpdi_transport._serve",
     "serve_http": "mcpdi_transport._serve",
+    "serve_sse": "mcpdi_transport._serve",
     "serve_stdio": "mcpdi_transport._stdio",
 }
 

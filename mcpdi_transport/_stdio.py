@@ -150,6 +150,11 @@ async def _serve_lines(
     # This loop owns cancellation: `notifications/cancelled` cancels the request's task here.
     connection = Connection.for_stream(transport_cancels=True)
     peer = _StdioPeer(wire, connection)
+
+    async def standalone(method: str, params: Mapping[str, Any] | None) -> None:
+        await wire.write(notification_message(method, params))
+
+    connection.standalone = standalone
     in_flight = _InFlight()
     reader = _LineReader(lines)
 

@@ -52,6 +52,16 @@ from mcpdi.lowlevel._server import HandlerEntry as HandlerEntry
 from mcpdi.lowlevel._server import Server as Server
 from mcpdi.lowlevel._serving import CustomRoute as CustomRoute
 from mcpdi.lowlevel._serving import ServingOptions as ServingOptions
+from mcpdi.lowlevel._subscriptions import SUBSCRIPTION_ID_META_KEY as SUBSCRIPTION_ID_META_KEY
+from mcpdi.lowlevel._subscriptions import InMemorySubscriptionBus as InMemorySubscriptionBus
+from mcpdi.lowlevel._subscriptions import ListenHandler as ListenHandler
+from mcpdi.lowlevel._subscriptions import PromptsListChanged as PromptsListChanged
+from mcpdi.lowlevel._subscriptions import ResourcesListChanged as ResourcesListChanged
+from mcpdi.lowlevel._subscriptions import ResourceUpdated as ResourceUpdated
+from mcpdi.lowlevel._subscriptions import ServerEvent as ServerEvent
+from mcpdi.lowlevel._subscriptions import SubscriptionBus as SubscriptionBus
+from mcpdi.lowlevel._subscriptions import ToolsListChanged as ToolsListChanged
+from mcpdi.lowlevel._subscriptions import event_matches as event_matches
 
 __all__ = (
     "HEADER_MISMATCH",
@@ -61,6 +71,7 @@ __all__ = (
     "METHOD_NOT_FOUND",
     "MISSING_CAPABILITY",
     "PARSE_ERROR",
+    "SUBSCRIPTION_ID_META_KEY",
     "UNSUPPORTED_VERSION",
     "Connection",
     "CustomRoute",
@@ -68,19 +79,27 @@ __all__ = (
     "HandlerEntry",
     "HeaderParam",
     "HeaderRules",
+    "InMemorySubscriptionBus",
     "Invalid",
+    "ListenHandler",
     "MCPError",
     "MalformedHeaderValue",
     "NoBackChannel",
     "Notification",
     "Peer",
+    "PromptsListChanged",
     "Request",
     "RequestId",
+    "ResourceUpdated",
+    "ResourcesListChanged",
     "Response",
     "Runner",
     "Server",
+    "ServerEvent",
     "ServerRequestContext",
     "ServingOptions",
+    "SubscriptionBus",
+    "ToolsListChanged",
     "check_modern_http_request",
     "classify_message",
     "decode_header_value",
@@ -88,6 +107,7 @@ __all__ = (
     "encode_message",
     "error_from_object",
     "error_response",
+    "event_matches",
     "find_invalid_x_mcp_header",
     "http_status_for",
     "is_request_id",

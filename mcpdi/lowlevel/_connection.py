@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 if TYPE_CHECKING:
@@ -59,9 +59,12 @@ class Connection:
     awaiting `Runner.handle`, so the runner keeps no cancel scopes (`in_flight` stays empty).
     With `http_headers` (a modern HTTP request's `(lower-cased name, value)` pairs, repeats
     kept), the runner checks them against the request before serving it (`_http_checks`).
+    `standalone`, set by a transport that can, sends a notification to the client outside
+    any request (the handshake era's GET stream, stdout): `resources/subscribe` needs it.
     """
 
     __slots__ = (
+        "__weakref__",
         "client_capabilities",
         "client_info",
         "era",
@@ -71,6 +74,7 @@ class Connection:
         "locks_era",
         "log_level",
         "protocol_version",
+        "standalone",
         "transport_cancels",
     )
 
@@ -84,6 +88,7 @@ class Connection:
     transport_cancels: bool
     in_flight: dict[RequestId, anyio.CancelScope]
     http_headers: Sequence[tuple[str, str]] | None
+    standalone: Callable[[str, Mapping[str, Any] | None], Awaitable[None]] | None
 
     def __init__(
         self, era: Era = "unset", *, locks_era: bool = False, transport_cancels: bool = False
@@ -98,6 +103,7 @@ class Connection:
         self.initialized = False
         self.in_flight = {}
         self.http_headers = None
+        self.standalone = None
 
     @classmethod
     def for_stream(cls, *, transport_cancels: bool = False) -> Connection:

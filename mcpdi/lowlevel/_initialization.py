@@ -29,11 +29,15 @@ class InitializationOptions:
 
 
 def initialization_options(
-    server: Any, experimental_capabilities: dict[str, dict[str, Any]] | None
+    server: Any,
+    experimental_capabilities: dict[str, dict[str, Any]] | None,
+    extensions: dict[str, dict[str, Any]] | None = None,
 ) -> InitializationOptions:
     capabilities: types.ServerCapabilities = server.capabilities()
     if experimental_capabilities:
         capabilities = capabilities.model_copy(update={"experimental": experimental_capabilities})
+    if extensions is not None:
+        capabilities = capabilities.model_copy(update={"extensions": extensions or None})
     return InitializationOptions(
         server_name=server.name,
         server_version=server.version,

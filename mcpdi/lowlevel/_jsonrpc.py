@@ -181,9 +181,12 @@ def parse_json(raw: bytes | bytearray | str) -> object:
     return value
 
 
-_MAY_OVERFLOW: Final = re.compile(r"[eE][+]?0*[0-9]{3}|[0-9]{300}")
-"""What a number too large for a double needs: a three-digit exponent, or 300 digits or more."""
-_MAY_OVERFLOW_BYTES: Final = re.compile(_MAY_OVERFLOW.pattern.encode())
+_BIG_EXPONENT: Final = re.compile(r"[0-9][eE][+]?0*[0-9]{3}")
+_MANY_DIGITS: Final = re.compile(r"[0-9]{300}")
+"""What a number too large for a double needs: a three-digit exponent (after a digit, as JSON
+writes one), or 300 digits or more. Two scans: one alternation costs twice both."""
+_BIG_EXPONENT_BYTES: Final = re.compile(_BIG_EXPONENT.pattern.encode())
+_MANY_DIGITS_BYTES: Final = re.compile(_MANY_DIGITS.pattern.encode())
 
 _OVERFLOW: Final = "a number is too large for a double (like 1e999), which is no finite number"
 
@@ -192,8 +195,13 @@ def _refuse_overflow(raw: bytes | bytearray | str, value: object) -> None:
     """Refuse a text whose number overflowed to infinity, as the literal `Infinity` is refused.
 
     Only a text that could hold such a number (a scan of the raw text) is walked."""
-    may = _MAY_OVERFLOW.search(raw) if isinstance(raw, str) else _MAY_OVERFLOW_BYTES.search(raw)
-    if may is not None and not _finite(value):
+    if isinstance(raw, str):
+        may = _BIG_EXPONENT.search(raw) is not None or (len(raw) >= 300 and _MANY_DIGITS.search(raw))
+    else:
+        may = _BIG_EXPONENT_BYTES.search(raw) is not None or (
+            len(raw) >= 300 and _MANY_DIGITS_BYTES.search(raw) is not None
+        )
+    if may and not _finite(value):
         raise MCPError(PARSE_ERROR, "Parse error", _OVERFLOW)
 
 

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
+
+logger = logging.getLogger("mcpdi")
+
+_CHANGE_METHODS = frozenset(
+    {
+        "notifications/resources/updated",
+        "notifications/resources/list_changed",
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+    }
+)
 
 if TYPE_CHECKING:
     from mcpdi.lowlevel._context import ServerRequestContext
@@ -65,10 +77,14 @@ class RequestSession:
     ) -> None:
         """Send a notification: a model (`types.ResourceUpdatedNotification(...)`), or a method and params."""
         if isinstance(notification, str):
-            await self._request.send_notification(notification, params)
-            return
-        wire = notification.model_dump(by_alias=True, mode="json", exclude_none=True)
-        await self._request.send_notification(wire["method"], wire.get("params"))
+            method, params = notification, params
+        else:
+            wire = notification.model_dump(by_alias=True, mode="json", exclude_none=True)
+            method, params = wire["method"], wire.get("params")
+        if method in _CHANGE_METHODS:
+            await self._send_change(method, params)
+        else:
+            await self._request.send_notification(method, params)
 
     async def send_log_message(
         self,
@@ -92,16 +108,25 @@ class RequestSession:
         await self._request.send_notification("notifications/progress", params)
 
     async def send_resource_updated(self, uri: object) -> None:
-        await self._request.send_notification("notifications/resources/updated", {"uri": str(uri)})
+        await self._send_change("notifications/resources/updated", {"uri": str(uri)})
 
     async def send_resource_list_changed(self) -> None:
-        await self._request.send_notification("notifications/resources/list_changed")
+        await self._send_change("notifications/resources/list_changed")
 
     async def send_tool_list_changed(self) -> None:
-        await self._request.send_notification("notifications/tools/list_changed")
+        await self._send_change("notifications/tools/list_changed")
 
     async def send_prompt_list_changed(self) -> None:
-        await self._request.send_notification("notifications/prompts/list_changed")
+        await self._send_change("notifications/prompts/list_changed")
+
+    async def _send_change(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """A change notification: on this request's stream in the handshake era; at 2026-07-28
+        dropped, as the SDK drops it, since only `subscriptions/listen` streams may carry one
+        (`ctx.notify_*` publish to them)."""
+        if self._request.era == "modern":
+            logger.debug("dropped %s: at 2026-07-28 it travels on subscriptions/listen streams", method)
+            return
+        await self._request.send_notification(method, params)
 
     async def send_ping(self) -> types.EmptyResult:
         """Ping the client (handshake era; `NoBackChannel` at 2026-07-28)."""

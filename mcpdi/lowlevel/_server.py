@@ -126,6 +126,21 @@ class Server(Generic[LifespanT]):
             [ServerRequestContext[LifespanT], types.RequestParams | None],
             Awaitable[types.EmptyResult],
         ] = _answer_ping,
+        on_subscribe_resource: Callable[
+            [ServerRequestContext[LifespanT], types.SubscribeRequestParams],
+            Awaitable[types.EmptyResult | None],
+        ]
+        | None = None,
+        on_unsubscribe_resource: Callable[
+            [ServerRequestContext[LifespanT], types.UnsubscribeRequestParams],
+            Awaitable[types.EmptyResult | None],
+        ]
+        | None = None,
+        on_subscriptions_listen: Callable[
+            [ServerRequestContext[LifespanT], types.SubscriptionsListenRequestParams],
+            Awaitable[types.SubscriptionsListenResult],
+        ]
+        | None = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -140,6 +155,8 @@ class Server(Generic[LifespanT]):
         self.get_tool_input_schema = get_tool_input_schema
         self.get_tool_header_params = get_tool_header_params
         self.on_set_logging_level = on_set_logging_level
+        self.extensions: dict[str, dict[str, Any]] = {}
+        """Extension identifier -> settings, advertised under `capabilities.extensions` (SEP-2133)."""
         self._handlers: dict[str, HandlerEntry] = {}
         registrations: list[tuple[str, type[BaseModel], Handler | None]] = [
             ("ping", types.RequestParams, on_ping),
@@ -151,6 +168,9 @@ class Server(Generic[LifespanT]):
             ("prompts/list", types.PaginatedRequestParams, on_list_prompts),
             ("prompts/get", types.GetPromptRequestParams, on_get_prompt),
             ("completion/complete", types.CompleteRequestParams, on_completion),
+            ("resources/subscribe", types.SubscribeRequestParams, on_subscribe_resource),
+            ("resources/unsubscribe", types.UnsubscribeRequestParams, on_unsubscribe_resource),
+            ("subscriptions/listen", types.SubscriptionsListenRequestParams, on_subscriptions_listen),
         ]
         for method, params_type, handler in registrations:
             if handler is not None:
@@ -185,6 +205,14 @@ class Server(Generic[LifespanT]):
         entry = self._handlers[method]
         self._handlers[method] = HandlerEntry(entry.params_type, entry.handler, wire_handler)
 
+    def end_listen_streams(self) -> None:
+        """End every open `subscriptions/listen` stream gracefully (each sends its result): a
+        transport calls it when shutdown begins, so listening clients are not kept to the grace."""
+        entry = self._handlers.get("subscriptions/listen")
+        close = getattr(entry.handler, "close", None) if entry is not None else None
+        if callable(close):
+            close()
+
     def handler_for(self, method: str) -> HandlerEntry | None:
         """The registered handler of `method`, if any."""
         return self._handlers.get(method)
@@ -211,21 +239,28 @@ class Server(Generic[LifespanT]):
         return self._server_info_wire
 
     def capabilities(self, era: Literal["legacy", "modern"] = "legacy") -> types.ServerCapabilities:
-        """What this server serves, derived from its handlers.
+        """What this server serves, derived from its handlers, as the official SDK derives it.
 
-        No list-changed notifications or resource subscriptions are delivered, so those
-        flags are false in both eras. `logging` is advertised in the handshake era because
-        `logging/setLevel` is always answered there (handlers can always `ctx.log`).
+        At 2026-07-28 change notifications travel only on `subscriptions/listen` streams, so
+        the `listChanged` flags and `resources.subscribe` say whether that method is served.
+        In the handshake era `resources.subscribe` says whether `resources/subscribe` is, and
+        no list-changed notifications are promised. `logging` is advertised in the handshake
+        era because `logging/setLevel` is always answered there (handlers can always `ctx.log`).
         """
         served = self._handlers
+        if era == "modern":
+            changes = subscribe = "subscriptions/listen" in served
+        else:
+            changes, subscribe = False, "resources/subscribe" in served
         return types.ServerCapabilities(
-            tools=types.ToolsCapability(list_changed=False) if "tools/list" in served else None,
-            resources=types.ResourcesCapability(subscribe=False, list_changed=False)
+            tools=types.ToolsCapability(list_changed=changes) if "tools/list" in served else None,
+            resources=types.ResourcesCapability(subscribe=subscribe, list_changed=changes)
             if "resources/list" in served or "resources/templates/list" in served
             else None,
-            prompts=types.PromptsCapability(list_changed=False) if "prompts/list" in served else None,
+            prompts=types.PromptsCapability(list_changed=changes) if "prompts/list" in served else None,
             completions=types.CompletionsCapability() if "completion/complete" in served else None,
             logging=types.LoggingCapability() if era == "legacy" else None,
+            extensions=dict(self.extensions) or None,
         )
 
     @asynccontextmanager
@@ -254,10 +289,10 @@ class Server(Generic[LifespanT]):
     ) -> InitializationOptions:
         """The identity and handshake-era capabilities `initialize` announces (the SDK's record).
 
-        `notification_options` and `extensions` are taken for the SDK's signature: mcpdi
-        sends no list-changed notifications and serves no extensions.
+        `notification_options` is taken for the SDK's signature: mcpdi promises no
+        handshake-era list-changed notifications. `extensions` replaces `self.extensions`.
         """
-        return initialization_options(self, experimental_capabilities)
+        return initialization_options(self, experimental_capabilities, extensions)
 
     @property
     def session_manager(self) -> SessionManager:

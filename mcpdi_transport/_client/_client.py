@@ -32,7 +32,8 @@ from mcpdi_transport._client._callbacks import (
     SamplingCallback,
 )
 from mcpdi_transport._client._channel import Channel, ChannelTarget, ConnectionLost
-from mcpdi_transport._client._http import open_http_channel
+from mcpdi_transport._client._http import HttpChannel, open_http_channel
+from mcpdi_transport._client._listen import Subscription, listen
 from mcpdi_transport._client._memory import RunnableServer, open_memory_channel
 from mcpdi_transport._client._rounds import Resend, drive_rounds
 from mcpdi_transport._client._sdk_options import completion_params, sdk_client_options
@@ -351,6 +352,48 @@ class Client:
     def session(self) -> SessionView:
         """The SDK's `ClientSession` calls (`client.session.call_tool(..., allow_input_required=True)`)."""
         return SessionView(self)
+
+    def listen(
+        self,
+        *,
+        tools_list_changed: bool = False,
+        prompts_list_changed: bool = False,
+        resources_list_changed: bool = False,
+        resource_subscriptions: Sequence[str] = (),
+    ) -> AbstractAsyncContextManager[Subscription]:
+        """Open a `subscriptions/listen` stream of change events (2026-07-28), as the SDK's client:
+
+            async with client.listen(tools_list_changed=True) as subscription:
+                async for event in subscription:
+                    tools = await client.list_tools()  # refetch on change
+
+        Entering waits for the acknowledgement (`subscription.honored`); a graceful end by the
+        server ends the loop, a dropped stream raises `SubscriptionLost`. Raises
+        `ListenNotSupportedError` in the handshake era (use `subscribe_resource` there).
+        """
+        return listen(
+            self._session,
+            tools_list_changed=tools_list_changed,
+            prompts_list_changed=prompts_list_changed,
+            resources_list_changed=resources_list_changed,
+            resource_subscriptions=resource_subscriptions,
+        )
+
+    async def subscribe_resource(self, uri: str) -> types.EmptyResult:
+        """Ask for `notifications/resources/updated` of `uri` (handshake era; they reach
+        `message_handler`). At 2026-07-28 use `listen(resource_subscriptions=[uri])`.
+
+        Over HTTP this opens the session's GET stream, where those notifications travel."""
+        channel = self._session.channel
+        if isinstance(channel, HttpChannel):
+            await channel.open_standalone()  # first: what is sent before it opens is not kept
+        await self._session.send("resources/subscribe", {"uri": uri})
+        return types.EmptyResult()
+
+    async def unsubscribe_resource(self, uri: str) -> types.EmptyResult:
+        """Stop the updates `subscribe_resource(uri)` asked for (handshake era)."""
+        await self._session.send("resources/unsubscribe", {"uri": uri})
+        return types.EmptyResult()
 
     async def send_ping(self) -> types.EmptyResult:
         """Ping the server (`ping`); an error answer raises `MCPError`."""

@@ -7,6 +7,8 @@ from collections.abc import AsyncGenerator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
+import anyio.abc
 import httpx2
 
 from mcpdi.lowlevel import INVALID_REQUEST, METHOD_NOT_FOUND, MCPError, parse_json
@@ -16,6 +18,7 @@ from mcpdi_transport._client._channel import (
     SessionExpired,
     as_object,
     error_response,
+    sole_exception,
 )
 
 __all__ = ("HttpChannel", "open_http_channel")
@@ -33,12 +36,46 @@ class HttpChannel:
 
     is_http = True
 
-    def __init__(self, url: str, http: httpx2.AsyncClient, inbound: Inbound) -> None:
+    def __init__(
+        self, url: str, http: httpx2.AsyncClient, inbound: Inbound, group: anyio.abc.TaskGroup | None = None
+    ) -> None:
         self.url = url
         self._http = http
         self._inbound = inbound
+        self._group = group
+        self._standalone: anyio.Event | None = None
         self.session_id: str | None = None
         self._version: str | None = None
+
+    async def open_standalone(self) -> None:
+        """Open the handshake-era session's GET stream (once), where the server sends what it says
+        outside any request (`notifications/resources/updated`); return once it is open or refused."""
+        if self._standalone is not None:
+            await self._standalone.wait()
+            return
+        if self.session_id is None or self._group is None:
+            return
+        self._standalone = opened = anyio.Event()
+        self._group.start_soon(self._read_standalone, opened)
+        await opened.wait()
+
+    async def _read_standalone(self, opened: anyio.Event) -> None:
+        headers = self._headers({"accept": "text/event-stream"})
+        headers.pop("content-type", None)
+        try:
+            async with self._http.stream("GET", self.url, headers=headers, timeout=None) as response:
+                if response.status_code != 200:
+                    logger.info("the server serves no GET stream (HTTP %s)", response.status_code)
+                    return
+                opened.set()
+                async for event in httpx2.EventSource(response):
+                    message = parse_json(event.data) if event.data else None
+                    if isinstance(message, dict):
+                        await self._route(message, None)  # pyright: ignore[reportUnknownArgumentType]
+        except (httpx2.TransportError, MCPError) as exc:
+            logger.debug("the GET stream ended: %s", exc)
+        finally:
+            opened.set()
 
     def _headers(self, extra: Mapping[str, str]) -> dict[str, str]:
         headers = {"accept": _ACCEPT, "content-type": "application/json"}
@@ -138,7 +175,7 @@ class HttpChannel:
         msg = f"The server ended the {method!r} event stream without a response"
         raise ConnectionLost(msg)
 
-    async def _route(self, message: dict[str, Any], request_id: str | int) -> dict[str, Any] | None:
+    async def _route(self, message: dict[str, Any], request_id: str | int | None) -> dict[str, Any] | None:
         method = message.get("method")
         if not isinstance(method, str):
             return message if _answers(message, request_id) else None
@@ -169,7 +206,7 @@ def _response_object(body: bytes, request_id: str | int) -> dict[str, Any]:
     return {**response, "id": request_id}
 
 
-def _answers(message: dict[str, Any], request_id: str | int) -> bool:
+def _answers(message: dict[str, Any], request_id: str | int | None) -> bool:
     """Whether `message` answers `request_id` (an error the server could not tie to an id counts)."""
     return message.get("id") == request_id or (message.get("id") is None and "error" in message)
 
@@ -179,9 +216,17 @@ async def open_http_channel(
     url: str, inbound: Inbound, headers: Mapping[str, str] | None = None
 ) -> AsyncGenerator[HttpChannel]:
     """Yield a channel to `url`; on exit DELETE the legacy session, if one was opened."""
-    async with httpx2.AsyncClient(headers=dict(headers or {}), timeout=_TIMEOUT) as http:
-        channel = HttpChannel(url, http, inbound)
-        try:
-            yield channel
-        finally:
-            await channel.aclose()
+    try:
+        async with (
+            httpx2.AsyncClient(headers=dict(headers or {}), timeout=_TIMEOUT) as http,
+            anyio.create_task_group() as group,
+        ):
+            channel = HttpChannel(url, http, inbound, group)
+            try:
+                yield channel
+            finally:
+                group.cancel_scope.cancel()  # the GET stream, if one was opened
+                with anyio.CancelScope(shield=True):
+                    await channel.aclose()
+    except BaseExceptionGroup as failures:
+        raise sole_exception(failures) from None

@@ -56,6 +56,7 @@ class MemoryChannel:
         self._runner = runner
         self._connection = Connection.for_stream()
         self._peer = _ClientPeer(inbound, headers)
+        self._connection.standalone = self._peer.notify
 
     async def request(self, message: dict[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
         response = await self._runner.handle(_copy(message) or {}, self._connection, self._peer)

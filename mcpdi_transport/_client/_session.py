@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Awaitable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from contextlib import contextmanager
 from typing import Any, Final, Literal, TypeVar
 
@@ -18,6 +18,7 @@ from mcpdi.lowlevel import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     MISSING_CAPABILITY,
+    SUBSCRIPTION_ID_META_KEY,
     UNSUPPORTED_VERSION,
     MCPError,
     encode_header_value,
@@ -82,6 +83,8 @@ class ClientSession:
         self._ids = itertools.count(1)
         self._tokens = itertools.count(1)
         self._progress: dict[str, ProgressCallback] = {}
+        self.listen_routes: dict[str | int, Callable[[str, Mapping[str, Any] | None], None]] = {}
+        """Where the frames of each open listen stream go, by its subscription id."""
         self.read_timeout: float | None = None
 
     # -- Inbound: what the channel hands over -------------------------------------------
@@ -112,6 +115,12 @@ class ClientSession:
             logger.exception("the client's handler for the %r notification raised", method)
 
     async def _deliver(self, method: str, params: Mapping[str, Any] | None) -> None:
+        meta = as_object(params.get("_meta")) if params is not None else None
+        subscription = meta.get(SUBSCRIPTION_ID_META_KEY) if meta is not None else None
+        route = self.listen_routes.get(subscription) if isinstance(subscription, str | int) else None
+        if route is not None:
+            route(method, params)  # a frame of one of this client's listen streams
+            return
         if method == "notifications/progress" and params is not None:
             callback = self._progress.get(params.get("progressToken"))  # pyright: ignore[reportArgumentType]
             progress = params.get("progress")
@@ -168,22 +177,33 @@ class ClientSession:
         *,
         headers: Mapping[str, str] | None = None,
         renew_session: bool = True,
+        request_id: str | int | None = None,
     ) -> dict[str, Any]:
         """Send one request stamped for the negotiated era; return its `result` or raise `MCPError`.
 
         When a handshake-era HTTP server says the session is gone (404), the client
         initializes a new session and sends the request once more, as the spec requires.
-        Past `read_timeout` seconds the request is abandoned with `-32001`, as the SDK's is.
+        Past `read_timeout` seconds the request is abandoned with `-32001`, as the SDK's is;
+        with a `request_id` of its own (a listen stream's) it has no timeout.
         """
-        sending = self._send(method, params, headers, renew_session)
+        sending = self._send(method, params, headers, renew_session, request_id)
+        if request_id is not None:
+            return await sending
         return await within_timeout(sending, self.read_timeout, method)
 
     async def _send(
-        self, method: str, params: Mapping[str, Any] | None, headers: Mapping[str, str] | None, renew: bool
+        self,
+        method: str,
+        params: Mapping[str, Any] | None,
+        headers: Mapping[str, str] | None,
+        renew: bool,
+        request_id: str | int | None = None,
     ) -> dict[str, Any]:
         if self.era == "modern":
             assert self.protocol_version is not None
             message, stamped = self._modern_message(method, params, self.protocol_version)
+            if request_id is not None:
+                message["id"] = request_id
         else:
             message: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
             if params is not None:

@@ -6,7 +6,7 @@ import contextlib
 import logging
 import re
 from collections.abc import AsyncGenerator, Iterable, Sequence
-from typing import Any, Final
+from typing import Any
 
 import anyio
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -21,8 +21,10 @@ from mcpdi import AuthSettings, TokenVerifier, from_address
 from mcpdi.lowlevel import CustomRoute
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
 from mcpdi_transport._http._common import AppOptions, Running, header_values
+from mcpdi_transport._http._exchange import HttpExchange
 from mcpdi_transport._http._legacy import LegacyEndpoint
 from mcpdi_transport._http._modern import serve_modern_request
+from mcpdi_transport._http._registry import LocalSessions, SessionRegistry
 from mcpdi_transport._http._security import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_MAX_BODY_SIZE,
@@ -35,17 +37,15 @@ from mcpdi_transport._http._session import (
     DEFAULT_MAX_BUFFERED_BYTES,
     DEFAULT_MAX_BUFFERED_BYTES_TOTAL,
 )
-from mcpdi_transport._http._shared import SharedLegacyEndpoint
+from mcpdi_transport._http._shared import SharedSessions
 from mcpdi_transport._http._signals import drain_on_signals
 from mcpdi_transport._http._store import SessionStore
 from mcpdi_transport._listen import ServesMCP
+from mcpdi_transport._outbound import DEFAULT_MAX_PENDING_CLIENT_REQUESTS
 from mcpdi_transport._serving_options import options_for_app
 
 __all__ = ("build_http_app", "starlette_route")
 
-_SWEEP_INTERVAL: Final = 60.0
-_CANCELLED_ANSWERS: Final = 0.5
-"""Seconds the cancelled requests have to answer at the end of the grace, before they are answered."""
 
 logger = logging.getLogger("mcpdi_transport")
 
@@ -61,7 +61,10 @@ class _Endpoint:
     def __init__(self, policy: SecurityPolicy, options: AppOptions, sessions: SessionStore | None) -> None:
         self.policy = policy
         self.options = options
-        self.legacy = LegacyEndpoint(options) if sessions is None else SharedLegacyEndpoint(options, sessions)
+        registry: SessionRegistry = (
+            LocalSessions(options) if sessions is None else SharedSessions(options, sessions)
+        )
+        self.legacy = LegacyEndpoint(options, registry)
         self.running: Running | None = None
         self.abandoned = 0
         """Calls answered at the end of a shutdown grace whose handlers would not stop."""
@@ -84,7 +87,7 @@ class _Endpoint:
             if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
                 await serve_modern_request(running, self.options, scope, receive, send)
             else:
-                await self.legacy(running, scope, receive, send)
+                await self.legacy.serve(running, HttpExchange(scope, receive, send))
 
     def drain(self, grace: float) -> None:
         """Shutdown began: requests get `grace` seconds, then a JSON-RPC error; streams end.
@@ -95,37 +98,16 @@ class _Endpoint:
         running = self.running
         if running is None or running.draining:
             return
-        running.draining = True
+        running.runner.server.end_listen_streams()  # a listen stream has no end of its own to wait for
+        running.drain(grace, then=self._drained)
 
-        async def stop_after_grace() -> None:
-            with anyio.move_on_after(grace):
-                while running.in_flight:
-                    await anyio.sleep(0.05)
-            running.stop_requests()
-            with anyio.move_on_after(_CANCELLED_ANSWERS):  # the cancelled handlers write their answers
-                while running.in_flight:
-                    await anyio.sleep(0.01)
-            stuck = await running.answer_stuck()
-            self.abandoned += stuck
-            if stuck:
-                logger.warning(
-                    "%d call(s) did not stop when cancelled at the end of the shutdown grace (a "
-                    "synchronous tool blocking its thread?): answered with -32603, left to finish",
-                    stuck,
-                )
-            await anyio.sleep(0)
-            self.legacy.end_all()
-
-        running.task_group.start_soon(stop_after_grace)
+    def _drained(self, stuck: int) -> None:
+        self.abandoned += stuck
+        self.legacy.sessions.end_all()
 
     async def drain_when(self, signalled: anyio.Event, grace: float) -> None:
         await signalled.wait()
         self.drain(grace)
-
-    async def sweep(self) -> None:
-        while True:
-            await anyio.sleep(min(_SWEEP_INTERVAL, self.options.session_idle_timeout))
-            self.legacy.sweep_idle()
 
 
 class _MCPApp(Starlette):
@@ -208,6 +190,7 @@ def build_http_app(
     client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
     max_buffered_bytes_total: int = DEFAULT_MAX_BUFFERED_BYTES_TOTAL,
+    max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
     session_id_prefix: str = "",
     sessions: SessionStore | None = None,
     debug: bool | None = None,
@@ -235,7 +218,9 @@ def build_http_app(
     - `sse_retry_ms`: reconnect delay suggested to clients that can resume a stream.
     - `max_sessions`: at the cap, the least recently active session without an open
       stream is ended for a new one; `session_idle_timeout` ends sessions whose client has
-      done nothing for that long, even while a request waits on that client.
+      done nothing for that long, even while a request waits on that client. With
+      `sessions=`, the cap (and `max_sessions_per_peer`) counts the sessions of every process
+      sharing the store.
     - `max_sessions_per_peer`: sessions one peer may hold (one token's principal with bearer
       auth, else one client address, an IPv6 /64); more get 429. At `max_sessions`, the
       session ended for a newcomer is one of the peer holding the most. Behind a proxy,
@@ -249,7 +234,12 @@ def build_http_app(
       oldest are dropped. `max_buffered_bytes_total`: what all sessions of the process keep
       together (256 MiB by default); past it the session holding the most loses its oldest
       events first, and a warning is logged once per overflow. A client resuming past dropped
-      events gets the oldest ones still kept, as with the per-session budget.
+      events gets the oldest ones still kept, as with the per-session budget. Both are per
+      process: each process behind a gateway has its own.
+    - `max_pending_client_requests`: server-to-client requests all handshake-era sessions of
+      the process may have waiting for an answer at once (10,000 by default); past it a call
+      asking one more fails at once with `-32603` naming the limit, and a warning is logged
+      once per overflow.
     - `session_id_prefix`: starts every `Mcp-Session-Id` this process mints, so a gateway
       in front of several processes can send a session's requests to the one that holds it
       (letters, digits, `-`, `_` and `.` only).
@@ -278,6 +268,7 @@ def build_http_app(
         client_request_timeout=client_request_timeout,
         max_buffered_bytes=max_buffered_bytes,
         max_buffered_bytes_total=max_buffered_bytes_total,
+        max_pending_client_requests=max_pending_client_requests,
         session_id_prefix=_checked_prefix(session_id_prefix),
     )
     policy = announced_security_policy(
@@ -295,9 +286,7 @@ def build_http_app(
     async def lifespan(app: Starlette) -> AsyncGenerator[None]:
         async with server.running() as runner, anyio.create_task_group() as group:
             endpoint.running = Running(runner, group)
-            group.start_soon(endpoint.sweep)
-            if isinstance(endpoint.legacy, SharedLegacyEndpoint):
-                group.start_soon(endpoint.legacy.run, endpoint.running)
+            group.start_soon(endpoint.legacy.sessions.run, endpoint.running)
             signalled = anyio.Event()
             group.start_soon(endpoint.drain_when, signalled, shutdown_grace)
             try:
@@ -305,7 +294,7 @@ def build_http_app(
                     yield
             finally:
                 endpoint.running = None
-                endpoint.legacy.end_all()
+                endpoint.legacy.sessions.end_all()
                 group.cancel_scope.cancel()
 
     mcp_endpoint: ASGIApp = endpoint

@@ -62,9 +62,13 @@ class AppOptions:
     session_id_prefix: str = ""
     max_sessions_per_peer: int = 1000
     max_buffered_bytes_total: int = 256 * 1024 * 1024
+    max_pending_client_requests: int = 10_000
 
 
 SHUTTING_DOWN: Final = "The server is shutting down"
+
+_CANCELLED_ANSWERS: Final = 0.5
+"""Seconds the cancelled requests have to answer at the end of the grace, before they are answered."""
 
 
 LateAnswer = Callable[[], Awaitable[None]]
@@ -99,6 +103,36 @@ class Running:
         self.stopping = True
         for scope in list(self.in_flight):
             scope.cancel()
+
+    def drain(self, grace: float, *, then: Callable[[int], None]) -> None:
+        """Shutdown began: requests get `grace` seconds, then `-32603`; then `then(stuck)` ends the streams.
+
+        `stuck` counts the requests answered from outside because their handlers would not
+        stop (`answer_stuck`). Call from the event loop's thread; a second call changes nothing.
+        """
+        if self.draining:
+            return
+        self.draining = True
+
+        async def stop_after_grace() -> None:
+            with anyio.move_on_after(grace):
+                while self.in_flight:
+                    await anyio.sleep(0.05)
+            self.stop_requests()
+            with anyio.move_on_after(_CANCELLED_ANSWERS):  # the cancelled handlers write their answers
+                while self.in_flight:
+                    await anyio.sleep(0.01)
+            stuck = await self.answer_stuck()
+            if stuck:
+                logger.warning(
+                    "%d call(s) did not stop when cancelled at the end of the shutdown grace (a "
+                    "synchronous tool blocking its thread?): answered with -32603, left to finish",
+                    stuck,
+                )
+            await anyio.sleep(0)
+            then(stuck)
+
+        self.task_group.start_soon(stop_after_grace)
 
     async def answer_stuck(self) -> int:
         """Answer the requests still running after `stop_requests` from outside their handlers.
@@ -223,7 +257,7 @@ async def handle_safely(
     with anyio.CancelScope() if cancel_scope is None else cancel_scope as scope:
         late: LateAnswer | None = None
         if answer_late is not None and is_request:
-            late = functools.partial(answer_late, error_body(INTERNAL_ERROR, SHUTTING_DOWN, request_id))
+            late = functools.partial(_answer_shutting_down, answer_late, request_id)  # built if used
         running.in_flight[scope] = late
         try:
             return await serve_message(running.runner, message, connection, peer)
@@ -232,6 +266,12 @@ async def handle_safely(
     if running.stopping and is_request:
         return error_body(INTERNAL_ERROR, SHUTTING_DOWN, request_id)
     return None
+
+
+async def _answer_shutting_down(
+    answer_late: Callable[[dict[str, Any]], Awaitable[None]], request_id: Any
+) -> None:
+    await answer_late(error_body(INTERNAL_ERROR, SHUTTING_DOWN, request_id))
 
 
 def error_body(code: int, message: str, id_: Any = None) -> dict[str, Any]:

@@ -54,17 +54,26 @@ class LegacySession:
         self.peer = peer
         """Whose share of the session table it counts against (empty for a replica of a shared one)."""
         self.connection = Connection.for_legacy_session()
+        self.connection.standalone = self._notify_standalone
         self.streams: dict[str, EventStream] = {}
         self.standalone: EventStream | None = None
         self.standalone_readers = 0
         self.readers = 0
         """Open HTTP responses of this session (SSE streams being sent): a client is there."""
         self.running: dict[str, anyio.CancelScope] = {}
-        self.outbound = OutboundRequests(timeout=client_request_timeout)
+        waiting = None if total_budget is None else total_budget.waiting
+        self.outbound = OutboundRequests(timeout=client_request_timeout, budget=waiting)
         self.budget = ByteBudget(max_buffered_bytes, total_budget)
         self.last_active = anyio.current_time()
         self.ended = False
         self._stream_count = 0
+
+    async def _notify_standalone(self, method: str, params: Mapping[str, Any] | None) -> None:
+        """A notification outside any request: on the GET stream, once the client opened it (kept
+        for it to resume while it reconnects); dropped before that, as the official SDK drops it."""
+        if self.ended or self.standalone is None:
+            return
+        self.standalone.append(notification_message(method, params))
 
     def touch(self) -> None:
         """The client did something: sent a request or read a stream."""
@@ -83,14 +92,15 @@ class LegacySession:
         """
         return not self.connected and self.last_active < deadline
 
-    def open_stream(self, *, resumable: bool, retry_ms: int) -> EventStream:
-        stream = self.new_stream(resumable=resumable)
+    def open_stream(self, *, resumable: bool, retry_ms: int, answering: str | None = None) -> EventStream:
+        """A new stream, primed; `answering` names the request it answers (its id as JSON)."""
+        stream = self.new_stream(resumable=resumable, answering=answering)
         stream.prime(retry_ms)
         self.streams[stream.stream_id] = stream
         self._forget_finished()
         return stream
 
-    def new_stream(self, *, resumable: bool) -> EventStream:
+    def new_stream(self, *, resumable: bool, answering: str | None = None) -> EventStream:
         """The stream of one answer, numbered within the session."""
         self._stream_count += 1
         return EventStream(str(self._stream_count), resumable=resumable, budget=self.budget)

@@ -1,4 +1,4 @@
-"""The handshake-era endpoint with its sessions in a `SessionStore`: any process serves any session.
+"""`SharedSessions`: handshake-era sessions in a `SessionStore`, so any process serves any session.
 
 A process keeps a replica of each session it serves (its connection state, its running
 calls, the streams it writes), rebuilt from the stored record on the first request for it.
@@ -11,43 +11,41 @@ are copied to the store, so a client may resume (`Last-Event-ID`) on any process
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Final, cast
+from typing import Any, ClassVar, Final, cast
 
 import anyio
 from mcp_types import ClientCapabilities, Implementation
 from pydantic import BaseModel
-from starlette.types import Message, Receive, Scope, Send
 
 from mcpdi.lowlevel import INTERNAL_ERROR, Connection, Peer
-from mcpdi_transport._http._common import (
-    AppOptions,
-    Running,
-    error_body,
-    handle_safely,
-    header_values,
-    json_reply,
-)
-from mcpdi_transport._http._legacy import LegacyEndpoint, caller_owns, reply_session_not_found
+from mcpdi_transport._http._common import AppOptions, Running, error_body, handle_safely
+from mcpdi_transport._http._registry import LocalSessions, Refusal, peer_full
 from mcpdi_transport._http._session import LegacySession
 from mcpdi_transport._http._shared_streams import EVENT_ID, Mirror, MirroredStream, StoredStream
 from mcpdi_transport._http._sse import EventStream, TotalBudget
-from mcpdi_transport._http._store import SessionStore
+from mcpdi_transport._http._store import Reservation, SessionStore
 from mcpdi_transport._outbound import OutboundRequests
 from mcpdi_transport._redis import StoreUnavailable
 
-__all__ = ("SharedLegacyEndpoint",)
+__all__ = ("SharedSessions",)
 
 logger = logging.getLogger("mcpdi_transport")
 
 _LOCAL_KEEP: Final = 60.0
 """Seconds a replica nobody uses stays in this process (the session itself lives on in the store)."""
 
+
+SHARED_FULL: Final = (
+    "Too many open sessions (max_sessions={}, counted across every process sharing them), "
+    "none of them idle here; try again later"
+)
 
 GONE: Final = "The process that asked this question is gone, and the call with it"
 
@@ -96,67 +94,83 @@ class SharedSession(LegacySession):
         # Questions of one session are asked by several processes: ids must not collide.
         # Each id names the process asking, which the client's answer is sent to.
         self.outbound = OutboundRequests(
-            timeout=client_request_timeout, id_prefix=f"{process}.{secrets.token_hex(4)}-"
+            timeout=client_request_timeout,
+            id_prefix=f"{process}.{secrets.token_hex(4)}-",
+            budget=self.outbound.budget,
         )
-        self.record: str | None = None
+        self.record: dict[str, str] | None = None
         """The record as last stored or loaded; None until `initialize` stored it."""
         self._mirror = mirror
 
-    def new_stream(self, *, resumable: bool) -> EventStream:
+    def new_stream(self, *, resumable: bool, answering: str | None = None) -> EventStream:
         if not resumable:
             return super().new_stream(resumable=False)
         stream_id = secrets.token_hex(8)
         key = _stream_key(self.session_id, stream_id)
-        return MirroredStream(stream_id, key, budget=self.budget, mirror=self._mirror)
+        return MirroredStream(stream_id, key, budget=self.budget, mirror=self._mirror, answering=answering)
 
     def state(self) -> tuple[object, ...]:
         """What a record holds, to tell whether handling a message changed it."""
         c = self.connection
         return (c.protocol_version, c.client_capabilities, c.client_info, c.log_level, c.initialized)
 
-    def to_record(self) -> str:
+    def to_record(self) -> dict[str, str]:
+        """The record's fields, each a JSON text (`peer`, written once by `create`, aside)."""
         c = self.connection
         capabilities, info = c.client_capabilities, c.client_info
-        return json.dumps(
-            {
-                "protocolVersion": c.protocol_version,
-                "clientCapabilities": None if capabilities is None else _wire(capabilities),
-                "clientInfo": None if info is None else _wire(info),
-                "logLevel": c.log_level,
-                "initialized": c.initialized,
-                "principal": self.principal,
-            },
-            separators=(",", ":"),
-        )
+        fields: dict[str, object] = {
+            "protocolVersion": c.protocol_version,
+            "clientCapabilities": None if capabilities is None else _wire(capabilities),
+            "clientInfo": None if info is None else _wire(info),
+            "logLevel": c.log_level,
+            "initialized": c.initialized,
+            "principal": self.principal,
+        }
+        return {name: json.dumps(value, separators=(",", ":")) for name, value in fields.items()}
 
-    def restore(self, record: str) -> None:
+    def changes(self) -> dict[str, str]:
+        """The fields this replica changed since the record was last stored or loaded."""
+        stored = self.record or {}
+        return {name: value for name, value in self.to_record().items() if stored.get(name) != value}
+
+    def restore(self, record: Mapping[str, str]) -> None:
         """Take the connection state another process stored."""
-        fields = json.loads(record)
+        fields = {name: json.loads(value) for name, value in record.items() if name != "peer"}
         c: Connection = self.connection
-        c.protocol_version = fields["protocolVersion"]
-        capabilities, info = fields["clientCapabilities"], fields["clientInfo"]
+        c.protocol_version = fields.get("protocolVersion")
+        capabilities, info = fields.get("clientCapabilities"), fields.get("clientInfo")
         c.client_capabilities = (
             None if capabilities is None else ClientCapabilities.model_validate(capabilities)
         )
         c.client_info = None if info is None else Implementation.model_validate(info)
-        c.log_level = fields["logLevel"]
-        c.initialized = bool(fields["initialized"])
-        self.principal = fields["principal"]
-        self.record = record
+        c.log_level = fields.get("logLevel")
+        c.initialized = bool(fields.get("initialized"))
+        self.principal = fields.get("principal")
+        self.record = dict(record)
 
 
-class SharedLegacyEndpoint(LegacyEndpoint):
-    """`LegacyEndpoint` with sessions shared through `store`; `run` must run in the app's lifespan."""
+class SharedSessions:
+    """A `SessionRegistry` of sessions shared through `store`; `run` must run in the app's lifespan."""
+
+    remote: ClassVar[bool] = True
 
     def __init__(self, options: AppOptions, store: SessionStore) -> None:
-        super().__init__(options)
+        self.options = options
         self.store = store
         self.ttl = options.session_idle_timeout
-        self.mirror = Mirror(store.events, self.ttl)
         self.process = secrets.token_hex(8)
-        self.handle_message = self._handle_and_store
-        self._by_connection: dict[int, SharedSession] = {}
+        self.mirror = Mirror(store.events, self.ttl, writer=self.process)
+        self.replicas = LocalSessions(options)
+        """This process's replicas, the sessions it serves now."""
         self._running: Running | None = None
+
+    @property
+    def by_id(self) -> dict[str, LegacySession]:
+        return self.replicas.by_id
+
+    @property
+    def total_budget(self) -> TotalBudget:
+        return self.replicas.total_budget
 
     async def run(self, running: Running) -> None:
         """Copy events to the store, take other processes' messages, check replicas; until cancelled.
@@ -171,17 +185,19 @@ class SharedLegacyEndpoint(LegacyEndpoint):
                 group.start_soon(self._listen)
                 while True:
                     await anyio.sleep(min(_LOCAL_KEEP, self.ttl / 3))
-                    self.sweep_idle()
+                    self.sweep()
         finally:
             with anyio.CancelScope(shield=True):
                 with anyio.move_on_after(1):
                     await self.mirror.flush()
+                with anyio.move_on_after(1), contextlib.suppress(StoreUnavailable):
+                    await self.store.end_lease(self.process)  # after the last writes: readers see the ends
                 with anyio.move_on_after(1):
                     await self.store.aclose()
 
     # -- replicas -----------------------------------------------------------------------------
 
-    def _add_session(self, session_id: str, principal: str | None, peer: str = "") -> SharedSession:
+    def _replica(self, session_id: str, principal: str | None, peer: str = "") -> SharedSession:
         session = SharedSession(
             session_id=session_id,
             principal=principal,
@@ -190,21 +206,44 @@ class SharedLegacyEndpoint(LegacyEndpoint):
             max_buffered_bytes=self.options.max_buffered_bytes,
             client_request_timeout=self.options.client_request_timeout,
             process=self.process,
-            total_budget=self.total_budget,
+            total_budget=self.replicas.total_budget,
         )
-        self.add_session(session)
-        self._by_connection[id(session.connection)] = session
+        self.replicas.add(session)
         return session
 
-    def new_session(self, principal: str | None, peer: str) -> LegacySession:
-        return self._add_session(self.options.session_id_prefix + uuid.uuid4().hex, principal, peer)
+    async def open(self, principal: str | None, peer: str) -> LegacySession | Refusal:
+        """A new session, counted against `max_sessions` and `max_sessions_per_peer` across every
+        process sharing the store. At `max_sessions`, one of this process's sessions with no
+        client connected and nothing running is ended for it, as `LocalSessions` does."""
+        session_id = self.options.session_id_prefix + uuid.uuid4().hex
+        verdict = await self._reserve(session_id, peer)
+        if verdict == "full":
+            victim = self.replicas.victim(lambda session: not session.running)
+            if victim is not None:
+                logger.info("session cap reached across processes: ending session %s", victim.session_id)
+                await self.end(victim)
+                verdict = await self._reserve(session_id, peer)
+        if verdict == "peer full":
+            return peer_full(self.options)
+        if verdict == "full":
+            return Refusal(503, INTERNAL_ERROR, SHARED_FULL.format(self.options.max_sessions))
+        self.replicas.make_room(self.sweep)  # this process's own table stays within the cap too
+        return self._replica(session_id, principal, peer)
 
-    def end_session(self, session: LegacySession) -> None:
-        """End this process's replica (the stored session is ended by DELETE or expiry)."""
-        super().end_session(session)
-        self._by_connection.pop(id(session.connection), None)
+    async def _reserve(self, session_id: str, peer: str) -> Reservation:
+        return await self.store.reserve(
+            session_id,
+            peer=peer,
+            ttl=self.ttl,
+            max_sessions=self.options.max_sessions,
+            max_per_peer=self.options.max_sessions_per_peer,
+        )
 
-    def sweep_idle(self) -> None:
+    def end_all(self) -> None:
+        """End this process's replicas (the stored sessions live on)."""
+        self.replicas.end_all()
+
+    def sweep(self) -> None:
         """Forget replicas nobody used lately; refresh the expiry of sessions a client reads here.
 
         A replica that still runs a request stays while its session lives in the store.
@@ -212,13 +251,13 @@ class SharedLegacyEndpoint(LegacyEndpoint):
         deadline = anyio.current_time() - min(_LOCAL_KEEP, self.ttl)
         reading: list[LegacySession] = []
         running: list[LegacySession] = []
-        for session in list(self.sessions.values()):
+        for session in list(self.replicas.by_id.values()):
             if session.connected:
                 reading.append(session)
             elif session.running:
                 running.append(session)
             elif session.last_active < deadline:
-                self.end_session(session)
+                self.replicas.end_session(session)
         if (reading or running) and self._running is not None:
             self._running.task_group.start_soon(self._check_live, reading, running)
 
@@ -230,97 +269,68 @@ class SharedLegacyEndpoint(LegacyEndpoint):
             logger.error("cannot check the shared sessions of this process: %s", error)
             return
         for session, alive in zip([*reading, *running], live, strict=True):
-            if not alive and self.sessions.get(session.session_id) is session:
+            if not alive and self.replicas.by_id.get(session.session_id) is session:
                 logger.info(
                     "session %s ended elsewhere or expired: its replica here ends", session.session_id
                 )
-                self.end_session(session)
+                self.replicas.end_session(session)
 
-    async def _attach(self, session_id: str) -> SharedSession | None:
+    async def attach(self, session_id: str) -> SharedSession | None:
         """The replica of a live session, up to date with its record; None (404) for any other."""
         record = await self.store.load(session_id, ttl=self.ttl)
-        local = self.sessions.get(session_id)
+        local = self.replicas.by_id.get(session_id)
         replica = local if isinstance(local, SharedSession) else None
         if record is None:
             if replica is not None and replica.record is None:
                 return replica  # created here, its `initialize` still running
             if local is not None:
-                self.end_session(local)
+                self.replicas.end_session(local)
             return None
         if replica is None:
-            self.make_room()
-            replica = self._add_session(session_id, None)
+            self.replicas.make_room(self.sweep)
+            replica = self._replica(session_id, None)
         if replica.record != record:
             replica.restore(record)
         return replica
 
     # -- requests -----------------------------------------------------------------------------
 
-    async def __call__(self, running: Running, scope: Scope, receive: Receive, send: Send) -> None:
-        self._running = running
-        started = False
+    async def end(self, session: LegacySession) -> None:
+        """Remove the stored session, tell the other processes, end the replica here."""
+        await self.store.delete(session.session_id)
+        await self.store.publish({"op": "end", "session": session.session_id, "from": self.process})
+        self.replicas.end_session(session)
 
-        async def send_tracked(message: Message) -> None:
-            nonlocal started
-            started = True
-            await send(message)
-
-        try:
-            if await self._prepare(scope, receive, send_tracked):
-                await super().__call__(running, scope, receive, send_tracked)
-        except StoreUnavailable as error:
-            if started:
-                logger.error("a shared-session request ended early: %s", error)
-                return
-            await json_reply(scope, receive, send, error_body(INTERNAL_ERROR, str(error)), status=503)
-
-    async def _prepare(self, scope: Scope, receive: Receive, send: Send) -> bool:
-        """Bring the session's replica up to date before the endpoint serves; False if answered here."""
-        session_id = header_values(scope).get("mcp-session-id")
-        if session_id is None or self.options.stateless:
-            return True
-        session = await self._attach(session_id)
-        if session is None:
-            return True
-        if not caller_owns(session):
-            await reply_session_not_found(scope, receive, send)
-            return False
-        method = scope["method"]
-        if method == "DELETE":
-            await self.store.delete(session_id)
-            await self.store.publish({"op": "end", "session": session_id, "from": self.process})
-        elif method == "GET":
-            last_event_id = header_values(scope).get("last-event-id")
-            if last_event_id and session.find_stream(last_event_id) is None:
-                await self._find_stored_stream(session, last_event_id)
-        return True
-
-    async def _find_stored_stream(self, session: SharedSession, last_event_id: str) -> None:
-        """A stream another process wrote: read it back from the store (the endpoint then resumes it)."""
+    async def find_stream(self, session: LegacySession, last_event_id: str) -> tuple[EventStream, int] | None:
+        """A stream of this process, or one another process wrote, read back from the store."""
+        found = session.find_stream(last_event_id)
+        if found is not None:
+            return found
         match = EVENT_ID.fullmatch(last_event_id)
         if match is None:
-            return
+            return None
         stream_id = match[1]
         key = _stream_key(session.session_id, stream_id)
-        if await self.store.events.exists(key):
-            session.streams[stream_id] = StoredStream(stream_id, key, self.store.events)
+        if not await self.store.events.exists(key):
+            return None
+        session.streams[stream_id] = StoredStream(stream_id, key, self.store.events)
+        return session.find_stream(last_event_id)
 
-    async def _handle_and_store(
+    async def serve(
         self,
         running: Running,
+        session: LegacySession,
         message: Mapping[str, Any],
-        connection: Connection,
         peer: Peer,
         *,
         cancel_scope: anyio.CancelScope | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> dict[str, Any] | None:
         """Serve the message; store the session's record when it changed (before the answer leaves)."""
-        session = self._by_connection.get(id(connection))
         handled = handle_safely(
-            running, message, connection, peer, cancel_scope=cancel_scope, answer_late=answer_late
+            running, message, session.connection, peer, cancel_scope=cancel_scope, answer_late=answer_late
         )
-        if session is None:
+        if not isinstance(session, SharedSession):
             return await handled
         before = session.state()
         response = await handled
@@ -334,15 +344,19 @@ class SharedLegacyEndpoint(LegacyEndpoint):
         return response
 
     async def _store_record(self, session: SharedSession) -> None:
-        record = session.to_record()
+        """Create the record, or write the fields this process changed (not the whole record:
+        another process may have changed others meanwhile, and those stay)."""
         if session.record is None:
+            record = {**session.to_record(), "peer": session.peer}
             stored = await self.store.create(session.session_id, record, ttl=self.ttl)
         else:
-            stored = await self.store.save(session.session_id, record, ttl=self.ttl)
+            changes = session.changes()
+            stored = await self.store.save(session.session_id, changes, ttl=self.ttl)
+            record = {**session.record, **changes}
         if stored:
             session.record = record
         else:
-            self.end_session(session)
+            self.replicas.end_session(session)
 
     async def undelivered(self, session: LegacySession, message: Mapping[str, Any]) -> None:
         """Pass an answer to the process that asked (its id names it), a cancellation to every
@@ -360,13 +374,13 @@ class SharedLegacyEndpoint(LegacyEndpoint):
 
     async def _listen(self) -> None:
         async for note in self.store.listen(self.process):
-            session = self.sessions.get(str(note.get("session")))
+            session = self.replicas.by_id.get(str(note.get("session")))
             if session is None or note.get("from") == self.process:
                 continue
             operation = note.get("op")
             message: Any = note.get("message")
             if operation == "end":
-                self.end_session(session)
+                self.replicas.end_session(session)
             elif not isinstance(message, Mapping):
                 continue
             elif operation == "deliver":

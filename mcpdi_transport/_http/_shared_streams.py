@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections import deque
@@ -10,11 +11,13 @@ from typing import Final
 
 import anyio
 
-from mcpdi_transport._http._sse import PING, PING_INTERVAL, ByteBudget, EventStream
+from mcpdi.lowlevel import INTERNAL_ERROR
+from mcpdi_transport._http._common import error_body
+from mcpdi_transport._http._sse import PING, PING_INTERVAL, ByteBudget, EventStream, message_frame
 from mcpdi_transport._http._store import EventStore
 from mcpdi_transport._redis import StoreUnavailable
 
-__all__ = ("EVENT_ID", "Mirror", "MirroredStream", "StoredStream")
+__all__ = ("EVENT_ID", "WRITER_GONE", "Mirror", "MirroredStream", "StoredStream")
 
 logger = logging.getLogger("mcpdi_transport")
 
@@ -26,7 +29,10 @@ _RETRY_INTERVAL: Final = 0.5
 _READ_WAIT: Final = 1.0
 
 _Write = tuple[str, str, int, bytes]
-"""(operation, stream key, number, frame): `add` an event, `trim` below a number, `end` it."""
+"""(operation, stream key, number, frame): `begin` it (the frame: the id of the request it
+answers), `add` an event, `trim` below a number, `end` it."""
+
+WRITER_GONE: Final = "The process running this call is gone; the call ended without an answer"
 
 
 class Mirror:
@@ -36,9 +42,11 @@ class Mirror:
     this process get every event meanwhile, only resuming on another process waits.
     """
 
-    def __init__(self, events: EventStore, ttl: float) -> None:
+    def __init__(self, events: EventStore, ttl: float, *, writer: str) -> None:
         self.events = events
         self.ttl = ttl
+        self.writer = writer
+        """The process whose streams these are (its lease tells readers elsewhere it still writes)."""
         self._pending: deque[_Write] = deque()
         self._arrived = anyio.Event()
         self._down = False
@@ -91,6 +99,10 @@ class Mirror:
             key = stream_key
             if operation == "add":
                 added.append((number, frame))
+            elif operation == "begin":
+                await self.events.begin(
+                    stream_key, writer=self.writer, answering=frame.decode(), ttl=self.ttl
+                )
             elif operation == "trim":
                 await self.events.trim(stream_key, number)
             else:
@@ -100,14 +112,22 @@ class Mirror:
 
 
 class MirroredStream(EventStream):
-    """A resumable stream of a shared session: served from memory here, copied to the event store."""
+    """A resumable stream of a shared session: served from memory here, copied to the event store.
+
+    The stream of a request's answer names the request (`answering`, its id as JSON), so that a
+    reader elsewhere can end that request with an error should this process die before the end.
+    """
 
     __slots__ = ("_key", "_mirror")
 
-    def __init__(self, stream_id: str, key: str, *, budget: ByteBudget, mirror: Mirror) -> None:
+    def __init__(
+        self, stream_id: str, key: str, *, budget: ByteBudget, mirror: Mirror, answering: str | None = None
+    ) -> None:
         super().__init__(stream_id, resumable=True, budget=budget)
         self._key = key
         self._mirror = mirror
+        if answering is not None:
+            mirror.put(("begin", key, 0, answering.encode()))
 
     def _add(self, frame: bytes) -> None:
         number = self._dropped + len(self._frames)
@@ -148,7 +168,8 @@ class StoredStream(EventStream):
         """The events from number `start` on as the writer adds them, until it ends the stream.
 
         Also ends when the session ends here, and when the store goes away (the client
-        resumes again later).
+        resumes again later). Should the writer's process be gone before the end, the
+        request the stream answers gets `-32603` (`WRITER_GONE`) here: it is not run again.
         """
         generation = self._generation
         after = start - 1
@@ -165,6 +186,19 @@ class StoredStream(EventStream):
             if ended:
                 self._drained = True
                 return
+            if not events:
+                try:
+                    orphaned = await self._events.orphaned(self._key)
+                except StoreUnavailable as error:
+                    logger.error("a resumed SSE stream ends: %s", error)
+                    return
+                if orphaned is not None:
+                    logger.warning(
+                        "the process writing SSE stream %s is gone: its call fails", self.stream_id
+                    )
+                    yield message_frame(error_body(INTERNAL_ERROR, WRITER_GONE, json.loads(orphaned)))
+                    self._drained = True
+                    return
             now = anyio.current_time()
             if events:
                 quiet_since = now

@@ -9,6 +9,7 @@ from typing import Any, Final
 import anyio
 
 from mcpdi.lowlevel import encode_message
+from mcpdi_transport._outbound import DEFAULT_MAX_PENDING_CLIENT_REQUESTS, Waiting
 
 __all__ = ("PING", "SSE_HEADERS", "ByteBudget", "EventStream", "TotalBudget", "message_frame", "sse_frame")
 
@@ -51,16 +52,20 @@ def message_frame(message: Mapping[str, Any], *, event_id: str | None = None) ->
 
 
 class TotalBudget:
-    """The bytes of buffered events all sessions of a process may hold together.
+    """The bytes of buffered events all sessions of a process may hold together, and the
+    server-to-client requests they may have waiting for an answer (`waiting`).
 
     Past `limit`, the session holding the most loses its oldest events first, so many
     sessions that never read cannot fill the server's memory between them.
     """
 
-    __slots__ = ("budgets", "limit", "overflowing", "used")
+    __slots__ = ("budgets", "limit", "overflowing", "used", "waiting")
 
-    def __init__(self, limit: int) -> None:
+    def __init__(
+        self, limit: int, max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS
+    ) -> None:
         self.limit = limit
+        self.waiting = Waiting(max_pending_client_requests)
         self.used = 0
         self.budgets: set[ByteBudget] = set()
         self.overflowing = False

@@ -8,9 +8,12 @@ one, each process keeps its sessions in memory. A store that cannot be reached r
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
-__all__ = ("EventStore", "SessionStore")
+__all__ = ("EventStore", "Reservation", "SessionStore")
+
+Reservation = Literal["reserved", "full", "peer full"]
+"""What `SessionStore.reserve` decided for a new session."""
 
 
 class EventStore(Protocol):
@@ -24,8 +27,17 @@ class EventStore(Protocol):
         """Store `(number, frame)` pairs in order; the stream is kept `ttl` seconds after its last write."""
         ...
 
+    async def begin(self, key: str, *, writer: str, answering: str, ttl: float) -> None:
+        """Process `writer` opened the stream to answer the request `answering` (its id as JSON)."""
+        ...
+
     async def end(self, key: str, *, ttl: float) -> None:
         """The writer closed the stream: readers stop after its last event."""
+        ...
+
+    async def orphaned(self, key: str) -> str | None:
+        """The request (its id as JSON) a stream not ended answers, once the process writing it
+        holds no lease any more; None while it does, after the end, or when nobody `begin`s it."""
         ...
 
     async def trim(self, key: str, first_kept: int) -> None:
@@ -45,16 +57,27 @@ class SessionStore(Protocol):
     @property
     def events(self) -> EventStore: ...
 
-    async def create(self, session_id: str, record: str, *, ttl: float) -> bool:
-        """Store a new session's record; False if the id is taken."""
+    async def reserve(
+        self, session_id: str, *, peer: str, ttl: float, max_sessions: int, max_per_peer: int
+    ) -> Reservation:
+        """Count a new session against the caps, across every process using the store:
+        `"peer full"` when `peer` holds `max_per_peer` live sessions, `"full"` at `max_sessions`,
+        else `"reserved"` (the slot lasts `ttl` seconds, then as long as the session lives).
+        A session that ended or expired no longer counts."""
         ...
 
-    async def load(self, session_id: str, *, ttl: float) -> str | None:
+    async def create(self, session_id: str, record: Mapping[str, str], *, ttl: float) -> bool:
+        """Store a new session's record (its fields); False if the id is taken."""
+        ...
+
+    async def load(self, session_id: str, *, ttl: float) -> dict[str, str] | None:
         """The record, its expiry pushed `ttl` seconds out; None for a session that ended or expired."""
         ...
 
-    async def save(self, session_id: str, record: str, *, ttl: float) -> bool:
-        """Replace the record of a live session; False (nothing stored) when it has ended."""
+    async def save(self, session_id: str, changes: Mapping[str, str], *, ttl: float) -> bool:
+        """Write the fields in `changes` of a live session, leaving the others as they are (two
+        processes changing different fields at once both keep theirs); False (nothing stored)
+        when it has ended."""
         ...
 
     async def touch(self, session_ids: Sequence[str], *, ttl: float | None) -> list[bool]:
@@ -75,6 +98,10 @@ class SessionStore(Protocol):
     def listen(self, process: str) -> AsyncIterator[dict[str, Any]]:
         """The messages for `process`, until cancelled (reading again after an outage); the
         process counts as alive while it listens."""
+        ...
+
+    async def end_lease(self, process: str) -> None:
+        """`process` stops listening, its last writes done: it is gone for the others at once."""
         ...
 
     async def aclose(self) -> None: ...

@@ -5,41 +5,30 @@ The rows are checked against `Client.__init__`'s signature, so a new keyword wit
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import mcp_types as types
 import pytest
+from client_files import INTEROP, SERVERS, load_file
 
 from mcpdi import MCPError
 from mcpdi_transport import Client, RoundLimitExceeded, StdioTarget
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
-SERVER_FILE = Path(__file__).parent / "servers" / "options_server.py"
-INTEROP = Path(__file__).parent.parent / "interop" / "interop_servers.py"
+SERVER_FILE = SERVERS / "options_server.py"
 CHANNELS = ("memory", "stdio", "http")
-
-
-def _load(path: Path) -> Any:
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @asynccontextmanager
 async def targets() -> AsyncIterator[dict[str, Any]]:
     """One server per channel: the object in memory, a spawned file on stdio, uvicorn over HTTP."""
-    server = _load(SERVER_FILE).server
-    async with _load(INTEROP).serve_app(server.streamable_http_app()) as url:
+    server = load_file(SERVER_FILE).server
+    async with load_file(INTEROP).serve_app(server.streamable_http_app()) as url:
         yield {"memory": server, "stdio": StdioTarget(sys.executable, (str(SERVER_FILE),)), "http": url}
 
 
@@ -210,7 +199,7 @@ def test_input_required_max_rounds_is_max_rounds_under_the_sdk_name() -> None:
 def test_sdk_only_options_are_refused_on_every_channel(option: str, channel: str) -> None:
     value, message = REFUSED[option]
     target = {
-        "memory": _load(SERVER_FILE).server,
+        "memory": load_file(SERVER_FILE).server,
         "stdio": StdioTarget(sys.executable, (str(SERVER_FILE),)),
         "http": "http://127.0.0.1:1/mcp",
     }[channel]

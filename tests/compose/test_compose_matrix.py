@@ -284,6 +284,7 @@ CHECKED_ELSEWHERE = {
     "client_request_timeout": "tests/transport/test_transport_http_legacy.py",
     "max_buffered_bytes": "tests/transport/test_transport_http_legacy.py",
     "max_buffered_bytes_total": "tests/transport/test_transport_memory_budget.py",
+    "max_pending_client_requests": "tests/transport/test_transport_memory_budget.py",
     "sessions": "tests/scale/test_shared_sessions.py (and the --shared-sessions column here)",
     "log_level": "tests/transport/test_transport_cli.py",
     "shutdown_grace": "tests/transport/test_transport_shutdown.py",

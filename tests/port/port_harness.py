@@ -37,6 +37,8 @@ _SWAPS = (
     ("from mcp.server.auth.middleware.auth_context import ", "from mcpdi import "),
     ("from mcp.server.transport_security import ", "from mcpdi import "),
     ("from mcp.server.lowlevel import ", "from mcpdi import "),
+    ("from mcp.server.extension import ", "from mcpdi import "),
+    ("from mcp.server.subscriptions import ", "from mcpdi import "),
     ("from mcp import InvalidUriTemplate", "from mcpdi import InvalidUriTemplate"),
     ("from mcp.server.fastmcp", "from mcpdi.compat.fastmcp"),  # the SDK's 1.x spelling
 )

@@ -9,11 +9,6 @@ import mcpdi
 
 # Not ported yet, each with the reason; the test fails when one appears, so this list stays true.
 NOT_PORTED = {
-    "Extension": "protocol extensions are not supported",
-    "ToolBinding": "protocol extensions are not supported",
-    "ResourceBinding": "protocol extensions are not supported",
-    "MethodBinding": "protocol extensions are not supported",
-    "require_client_extension": "protocol extensions are not supported",
     "DEFAULT_RESOURCE_SECURITY": "the template-variable policy has its own names",
     "RequestStateCodec": "mcpdi's codec protocol is `StateCodec` in mcpdi._state._codec",
     "AESGCMRequestStateCodec": "an AEAD codec is a `StateCodec` you plug in",

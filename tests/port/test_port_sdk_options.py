@@ -15,6 +15,7 @@ from typing import Any
 import httpx2 as httpx
 import pytest
 from mcp import Client
+from mcp.server.extension import Extension as SdkExtension
 from mcp.server.lowlevel import Server as SdkServer
 from mcp.server.mcpserver import MCPServer as SdkMCPServer
 from mcp.server.mcpserver.resources import TextResource
@@ -50,6 +51,10 @@ def double(x: int) -> int:
     return 2 * x
 
 
+class SdkUi(SdkExtension):
+    identifier = "com.example/ui"
+
+
 class NoEvents(EventStore):
     async def store_event(self, stream_id: Any, message: Any) -> Any:
         return "1"
@@ -78,7 +83,7 @@ SERVER_KEYWORDS: dict[str, tuple[dict[str, Any], str | None]] = {
     "auth": (AUTH, Accepted),
     "tools": ({"tools": [SdkTool.from_function(double)]}, Accepted),
     "resources": ({"resources": [TextResource(uri="res://motd", name="motd", text="hi")]}, Accepted),
-    "extensions": ({"extensions": [object()]}, "MCPServer(extensions=...) is not served by mcpdi"),
+    "extensions": ({"extensions": [SdkUi()]}, Accepted),
     "debug": ({"debug": True}, Accepted),
     "log_level": ({"log_level": "WARNING"}, Accepted),
     "warn_on_duplicate_resources": ({"warn_on_duplicate_resources": False}, Accepted),
@@ -95,11 +100,7 @@ SERVER_KEYWORDS: dict[str, tuple[dict[str, Any], str | None]] = {
         {"cache_hints": {"tools/list": object()}},
         "MCPServer(cache_hints=...) is not served by mcpdi",
     ),
-    "subscriptions": (
-        {"subscriptions": InMemorySubscriptionBus()},
-        "MCPServer(subscriptions=<bus>) is not served by mcpdi (no subscriptions/listen); "
-        "pass subscriptions=False or leave it out",
-    ),
+    "subscriptions": ({"subscriptions": InMemorySubscriptionBus()}, Accepted),
     "middleware": ({"middleware": []}, Accepted),
 }
 

@@ -3,8 +3,9 @@
 Its name comes from `BACKEND` (also the prefix of its session ids), the state key ring from
 `MCPDI_STATE_KEYS` (comma-separated, first seals), the shared replay store from `REDIS_URL`.
 With `SHARED_SESSIONS=1` its handshake-era sessions live in that Redis too (no prefix then: any
-backend serves any session), each Redis command waiting at most `REDIS_TIMEOUT` seconds, and a
-question to the client at most `CLIENT_REQUEST_TIMEOUT` seconds.
+backend serves any session), each Redis command waiting at most `REDIS_TIMEOUT` seconds, the
+process's lease lasting `PROCESS_LEASE` seconds, and a question to the client at most
+`CLIENT_REQUEST_TIMEOUT` seconds.
 """
 
 from __future__ import annotations
@@ -44,6 +45,16 @@ def where(region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Regio
     return f"{region} served by {BACKEND}"
 
 
+def confirm_payment_here(amount: int) -> Elicit[Confirm]:
+    return Elicit(f"Pay {amount} EUR on {BACKEND}?", Confirm)
+
+
+@mcp.tool()
+def pay_here(amount: int, confirm: Annotated[Confirm, Resolve(confirm_payment_here)]) -> str:
+    """Pay after the person confirmed, asking in the name of the backend that runs the call."""
+    return f"paid {amount} on {BACKEND}" if confirm.ok else "not paid"
+
+
 @mcp.tool()
 def whoami() -> str:
     """Name the backend that answered."""
@@ -75,7 +86,9 @@ async def wait(seconds: float) -> str:
 if __name__ == "__main__":
     if os.environ.get("SHARED_SESSIONS") == "1":
         timeout = float(os.environ.get("REDIS_TIMEOUT", "2"))
-        options: dict[str, object] = {"sessions": RedisSessions(os.environ["REDIS_URL"], timeout=timeout)}
+        lease = float(os.environ.get("PROCESS_LEASE", "5"))
+        sessions = RedisSessions(os.environ["REDIS_URL"], timeout=timeout, process_lease=lease)
+        options: dict[str, object] = {"sessions": sessions}
     else:
         options = {"session_id_prefix": f"{BACKEND}-"}
     if "CLIENT_REQUEST_TIMEOUT" in os.environ:

@@ -15,14 +15,24 @@ import httpx2
 import mcp_types as types
 import pytest
 from handshake_http import events, headers, initialize, notify, post_stream, request
+from mcp import Client as SdkClient
+from mcp import MCPError as SdkError
 from scale_services import result_text, start_redis, stop
 from test_shared_sessions import Deployment, shared_deployment
 
 from mcpdi_transport import Client
+from mcpdi_transport._http._shared import GONE
 
 pytestmark = pytest.mark.slow
 
 QUESTION_TIMEOUT = 5.0
+PROCESS_LEASE = 2.0
+"""How long a killed backend still counts as alive to the other."""
+RECONNECT_DELAY = 1.0
+"""The `retry` the backends announce (`sse_retry_ms`): a client resumes a broken stream after it."""
+DEAD_OWNER_BOUND = PROCESS_LEASE + RECONNECT_DELAY + 2.0
+"""From SIGKILL to the client's error: the lease runs out, the client resumes, one read of the store."""
+WRITER_GONE = "The process running this call is gone; the call ended without an answer"
 
 
 @pytest.fixture
@@ -30,7 +40,7 @@ def deployment(tmp_path: Path) -> Iterator[Deployment]:
     redis = start_redis()
     deployed: Deployment | None = None
     try:
-        with shared_deployment(tmp_path, redis, QUESTION_TIMEOUT) as deployed:
+        with shared_deployment(tmp_path, redis, QUESTION_TIMEOUT, PROCESS_LEASE) as deployed:
             yield deployed
     finally:
         stop((redis if deployed is None else deployed.redis).process)  # a test may restart it
@@ -76,7 +86,7 @@ async def test_nginx_reloaded_mid_call_the_call_completes(deployment: Deployment
     assert deployment.gateway_process.poll() is None
 
 
-def test_a_backend_killed_while_it_owns_a_call_breaks_the_stream_and_nothing_runs_twice(
+def test_a_backend_killed_while_it_owns_a_call_breaks_the_stream_and_the_resumed_one_fails_the_call(
     deployment: Deployment,
 ) -> None:
     session_id = initialize(deployment.eu)
@@ -94,12 +104,48 @@ def test_a_backend_killed_while_it_owns_a_call_breaks_the_stream_and_nothing_run
         deployment.eu_process.send_signal(signal.SIGKILL)
         with pytest.raises(httpx2.RemoteProtocolError, match="incomplete chunked read"):
             list(received)
+    killed = time.monotonic()
     assert last_id is not None
-    # eu1 counts as alive a few seconds more: its inbox takes the answer, which nobody reads.
+    # eu1 still holds its lease: its inbox takes the answer, which nobody reads.
     assert notify(deployment.us, session_id, yes(question["id"])).status_code == 202
     resumed = headers(session_id, **{"last-event-id": last_id})
     with httpx2.Client(timeout=10) as client, client.stream("GET", deployment.us, headers=resumed) as stream:
         assert stream.status_code == 200
         replayed = [event.message for event in events(stream) if event.message is not None]
-    assert replayed == []  # a clean end: no answer, and the call was not run again on us1
-    assert time.monotonic() - started < 10
+    failed = time.monotonic()
+    # The call ends with an error, and it was not run again on us1.
+    assert replayed == [{"jsonrpc": "2.0", "id": 3, "error": {"code": -32603, "message": WRITER_GONE}}]
+    assert failed - killed < PROCESS_LEASE + 2
+    # Once the lease is over, an answer to eu1's question is refused at once.
+    refused = notify(deployment.us, session_id, yes(question["id"]))
+    assert (refused.status_code, refused.json()["error"]["message"]) == (503, GONE)
+    assert time.monotonic() - started < QUESTION_TIMEOUT + 5
+
+
+@pytest.mark.anyio
+async def test_the_official_client_gets_an_error_soon_after_the_backend_running_its_call_is_killed(
+    deployment: Deployment,
+) -> None:
+    """Through the round-robin gateway, a backend is SIGKILLed while its call waits on the person."""
+    backends = {"eu1": deployment.eu_process, "us1": deployment.us_process}
+    killed: list[tuple[str, float]] = []
+
+    async def kill_the_asker(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        owner = params.message.removesuffix("?").rpartition(" on ")[2]
+        backends[owner].send_signal(signal.SIGKILL)
+        backends[owner].wait()
+        killed.append((owner, time.monotonic()))
+        return types.ElicitResult(action="accept", content={"ok": True})
+
+    with anyio.fail_after(QUESTION_TIMEOUT + 20):
+        async with SdkClient(
+            deployment.gateway, mode="legacy", elicitation_callback=kill_the_asker
+        ) as client:
+            with pytest.raises(SdkError) as failed:
+                await client.call_tool("pay_here", {"amount": 4})
+            took = time.monotonic() - killed[0][1]
+            (survivor,) = set(backends) - {killed[0][0]}
+            # The session lives on in Redis: the surviving backend serves its next call.
+            assert result_text(await client.call_tool("whoami", {})) == survivor
+    assert (failed.value.error.code, failed.value.error.message) == (-32603, WRITER_GONE)
+    assert took < DEAD_OWNER_BOUND < QUESTION_TIMEOUT + RECONNECT_DELAY

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Iterator
+import secrets
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -120,6 +121,14 @@ async def initialize(client: httpx2.AsyncClient, token: str | None = None) -> st
     done = await post(client, session_id, {"jsonrpc": "2.0", "method": "notifications/initialized"}, token)
     assert done.status_code == 202
     return session_id
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+}
 
 
 def call(id_: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -284,14 +293,157 @@ async def test_the_redis_event_store_reads_after_a_number_takes_a_write_twice_an
 async def test_the_redis_registry_creates_once_saves_only_live_sessions_and_deletes(redis_url: str) -> None:
     store = RedisSessions(redis_url, prefix="mcpdi:test-registry:")
     try:
-        assert await store.create("a", "one", ttl=60)
-        assert not await store.create("a", "two", ttl=60)
-        assert await store.load("a", ttl=60) == "one"
-        assert await store.save("a", "three", ttl=60)
+        assert await store.create("a", {"n": "1", "peer": "p"}, ttl=60)
+        assert not await store.create("a", {"n": "2"}, ttl=60)
+        assert await store.load("a", ttl=60) == {"n": "1", "peer": "p"}
+        assert await store.save("a", {"m": "3"}, ttl=60)
+        assert await store.load("a", ttl=60) == {"n": "1", "peer": "p", "m": "3"}
         assert await store.touch(["a", "b"], ttl=None) == [True, False]
+        assert await store.touch(["a", "b"], ttl=60) == [True, False]
         assert await store.delete("a")
         assert not await store.delete("a")
-        assert not await store.save("a", "four", ttl=60)  # an ended session is not brought back
+        assert not await store.save("a", {"n": "4"}, ttl=60)  # an ended session is not brought back
         assert await store.load("a", ttl=60) is None
     finally:
         await store.aclose()
+
+
+async def test_reservations_count_across_stores_and_an_ended_or_expired_session_frees_its_slot(
+    redis_url: str,
+) -> None:
+    prefix = f"mcpdi:test-caps-{secrets.token_hex(4)}:"
+    first, second = RedisSessions(redis_url, prefix=prefix), RedisSessions(redis_url, prefix=prefix)
+    caps = {"max_sessions": 2, "max_per_peer": 5}
+    try:
+        assert await first.reserve("a", peer="p", ttl=60, **caps) == "reserved"
+        assert await first.create("a", {"peer": "p"}, ttl=60)
+        assert await second.reserve("b", peer="q", ttl=0.3, **caps) == "reserved"  # never created
+        assert await second.reserve("c", peer="q", ttl=60, **caps) == "full"
+        assert await first.reserve("c", peer="q", ttl=60, **caps) == "full"
+        with anyio.fail_after(10):  # "b" expires: its slot is free again
+            while await second.reserve("c", peer="q", ttl=60, **caps) == "full":
+                await anyio.sleep(0.05)
+        assert await first.reserve("d", peer="r", ttl=60, **caps) == "full"
+        assert await second.delete("a")  # ended on the other store: its slot is free
+        assert await first.reserve("d", peer="r", ttl=60, **caps) == "reserved"
+        one_per_peer = {"max_sessions": 10, "max_per_peer": 1}
+        assert await first.reserve("e", peer="s", ttl=60, **one_per_peer) == "reserved"
+        assert await second.reserve("f", peer="s", ttl=60, **one_per_peer) == "peer full"
+    finally:
+        await first.aclose()
+        await second.aclose()
+
+
+@asynccontextmanager
+async def two_apps_apart(
+    redis_url: str,
+    stores: tuple[RedisSessions, RedisSessions],
+    started: tuple[anyio.Event | None, anyio.Event | None] = (None, None),
+    **options: Any,
+) -> AsyncIterator[tuple[httpx2.AsyncClient, ...]]:
+    """Two apps, each with its own store on one Redis key space of their own: a client for each."""
+    apps = [
+        build_http_app(bookshop(event), sessions=store, **options)
+        for store, event in zip(stores, started, strict=True)
+    ]
+    async with apps[0].router.lifespan_context(apps[0]), apps[1].router.lifespan_context(apps[1]):
+        clients = [client_of(app) for app in apps]
+        async with clients[0], clients[1]:
+            yield tuple(clients)
+
+
+def stores(redis_url: str) -> tuple[RedisSessions, RedisSessions]:
+    prefix = f"mcpdi:test-{secrets.token_hex(4)}:"
+    return RedisSessions(redis_url, prefix=prefix), RedisSessions(redis_url, prefix=prefix)
+
+
+async def test_max_sessions_per_peer_holds_across_apps(redis_url: str) -> None:
+    async with two_apps_apart(redis_url, stores(redis_url), max_sessions_per_peer=2) as (first, second):
+        await initialize(first)
+        await initialize(second)
+        for client in (first, second):
+            refused = await post(client, None, INITIALIZE)
+            assert refused.status_code == 429
+            assert refused.json()["error"] == {
+                "code": -32600,
+                "message": "Too many open sessions for this client (max_sessions_per_peer=2); "
+                "end one with DELETE or try again later",
+            }
+
+
+async def test_max_sessions_holds_across_apps_while_every_session_has_a_client_waiting(
+    redis_url: str,
+) -> None:
+    started = (anyio.Event(), anyio.Event())
+    async with (
+        two_apps_apart(redis_url, stores(redis_url), started, max_sessions=2) as (first, second),
+        anyio.create_task_group() as group,
+    ):
+        for client in (first, second):
+            group.start_soon(post, client, await initialize(client), call(1, "forever", {}))
+        with anyio.fail_after(10):
+            for event in started:
+                await event.wait()
+        for client in (first, second):
+            refused = await post(client, None, INITIALIZE)
+            assert refused.status_code == 503
+            assert refused.json()["error"] == {
+                "code": -32603,
+                "message": "Too many open sessions (max_sessions=2, counted across every process "
+                "sharing them), none of them idle here; try again later",
+            }
+        group.cancel_scope.cancel()
+
+
+async def test_a_session_idle_on_this_app_makes_room_at_the_shared_cap(redis_url: str) -> None:
+    async with two_apps_apart(redis_url, stores(redis_url), max_sessions=2) as (first, second):
+        idle = await initialize(first)
+        await initialize(second)
+        newcomer = await post(first, None, INITIALIZE)
+        assert newcomer.status_code == 200
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+        assert (await post(second, idle, listing)).status_code == 404  # ended for the newcomer
+
+
+class HeldSaves(RedisSessions):
+    """A store whose saves wait until `release` is set (another app saves meanwhile)."""
+
+    def __init__(self, url: str, prefix: str) -> None:
+        super().__init__(url, prefix=prefix)
+        self.release = anyio.Event()
+        self.holding = anyio.Event()
+
+    async def save(self, session_id: str, changes: Mapping[str, str], *, ttl: float) -> bool:
+        self.holding.set()
+        await self.release.wait()
+        return await super().save(session_id, changes, ttl=ttl)
+
+
+async def test_two_apps_saving_one_session_at_once_both_keep_what_they_changed(redis_url: str) -> None:
+    prefix = f"mcpdi:test-{secrets.token_hex(4)}:"
+    held = HeldSaves(redis_url, prefix)
+    async with two_apps_apart(redis_url, (RedisSessions(redis_url, prefix=prefix), held)) as (first, second):
+        session_id = await initialize(first)
+        level = {"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "error"}}
+        again = {**INITIALIZE, "id": 3}
+        again["params"] = {**INITIALIZE["params"], "clientInfo": {"name": "renamed", "version": "1"}}
+        async with anyio.create_task_group() as group:
+            # The second app reads the record, sets the log level, and saves late...
+            group.start_soon(post, second, session_id, level)
+            with anyio.fail_after(10):
+                await held.holding.wait()
+            # ... after the first app stored what the client's new initialize said.
+            assert sse_messages(await post(first, session_id, again))[-1]["result"]["serverInfo"]
+            held.release.set()
+        reader = RedisSessions(redis_url, prefix=prefix)
+        try:
+            record = await reader.load(session_id, ttl=60)
+        finally:
+            await reader.aclose()
+        assert record is not None
+        assert (json.loads(record["clientInfo"]), record["logLevel"]) == (
+            {"name": "renamed", "version": "1"},
+            '"error"',
+        )
+        quiet = sse_messages(await post(first, session_id, call(4, "shout", {"times": 2})))
+        assert [m.get("id") for m in quiet] == [4]  # the level set on the other app holds here

@@ -6,7 +6,6 @@ shows. Where a test must choose which backend gets which request it talks to the
 
 from __future__ import annotations
 
-import json
 import secrets
 import signal
 import subprocess
@@ -34,7 +33,7 @@ from scale_services import (
     stop,
 )
 
-from mcpdi_transport import Client
+from mcpdi_transport import Client, RedisSessions
 
 pytestmark = pytest.mark.slow
 
@@ -51,11 +50,12 @@ class Deployment:
     redis: Redis
     eu_process: subprocess.Popen[bytes]
     gateway_process: subprocess.Popen[bytes]
+    us_process: subprocess.Popen[bytes]
 
 
 @contextmanager
 def shared_deployment(
-    workdir: Path, redis: Redis, client_request_timeout: float = 15
+    workdir: Path, redis: Redis, client_request_timeout: float = 15, process_lease: float = 5
 ) -> Iterator[Deployment]:
     keys = ",".join(secrets.token_hex(32) for _ in range(2))
     eu, us, gateway = free_port(), free_port(), free_port()
@@ -64,9 +64,10 @@ def shared_deployment(
         config = config.replace(marker, f"127.0.0.1:{port}")
     env = {"MCPDI_STATE_KEYS": keys, "REDIS_URL": redis.url, "SHARED_SESSIONS": "1", "REDIS_TIMEOUT": "1"}
     env["CLIENT_REQUEST_TIMEOUT"] = str(client_request_timeout)  # a lost answer fails its call soon
+    env["PROCESS_LEASE"] = str(process_lease)
     with (
         python_server(BACKEND_SCRIPT, eu, {**env, "BACKEND": "eu1"}) as eu_process,
-        python_server(BACKEND_SCRIPT, us, {**env, "BACKEND": "us1"}),
+        python_server(BACKEND_SCRIPT, us, {**env, "BACKEND": "us1"}) as us_process,
         nginx(config, workdir, gateway) as gateway_process,
     ):
         yield Deployment(
@@ -76,6 +77,7 @@ def shared_deployment(
             redis,
             eu_process,
             gateway_process,
+            us_process,
         )
 
 
@@ -287,9 +289,10 @@ def test_a_redis_that_goes_away_fails_the_session_requests_clearly_and_they_reco
                     "capabilities": {},
                     "clientInfo": {"name": "t", "version": "0"},
                 }
+                # A new session is counted against the caps of every process in Redis: refused too.
                 fresh = httpx2.post(deployed.eu, content=request(0, "initialize", params), headers=headers())
-                (data,) = [line for line in fresh.text.splitlines() if line.startswith("data: {")]
-                assert json.loads(data[5:])["error"] == {"code": -32603, "message": UNREACHABLE}
+                assert fresh.status_code == 503
+                assert fresh.json()["error"] == {"code": -32603, "message": UNREACHABLE}
                 # The stateless era needs no Redis for a single round: it is served meanwhile.
                 region = {"mcp-param-region": "eu"}
                 modern = call_tool(deployed.gateway, "where", {"arguments": {"region": "eu"}}, region)
@@ -330,3 +333,44 @@ async def test_a_session_id_naming_another_kind_of_key_is_404(deployment: Deploy
     finally:
         await store.aclose()
     assert text_of(call(deployment.us, session_id, "whoami", {}, 3)) == "us1"
+
+
+@pytest.mark.parametrize("lease", [0, -1, float("inf"), float("nan")])
+def test_a_process_lease_that_is_no_positive_number_of_seconds_is_refused(lease: float) -> None:
+    with pytest.raises(ValueError, match="process_lease must be a positive number of seconds, not "):
+        RedisSessions("redis://127.0.0.1:1/0", process_lease=lease)
+
+
+async def orphaned_until(events: Any, key: str, expected: str | None) -> None:
+    with anyio.fail_after(10):
+        while await events.orphaned(key) != expected:
+            await anyio.sleep(0.05)
+
+
+@pytest.mark.anyio
+async def test_a_stream_is_orphaned_while_its_writer_holds_no_lease_however_its_events_were_trimmed(
+    deployment: Deployment,
+) -> None:
+    store = RedisSessions(deployment.redis.url, prefix=f"orphans-{secrets.token_hex(4)}:", process_lease=0.5)
+    events, writer = store.events, "a" * 16
+    try:
+        await events.begin("s:1", writer=writer, answering='"call-7"', ttl=60)
+        await events.append("s:1", [(n, b"data: x\r\n\r\n") for n in range(20)], ttl=60)
+        await events.trim("s:1", 15)  # the session's byte budget dropped the oldest events
+        await events.begin("s:2", writer=writer, answering="8", ttl=60)
+        await events.end("s:2", ttl=60)
+        assert await events.orphaned("s:1") == '"call-7"'  # its writer never held a lease
+        async with anyio.create_task_group() as group:
+
+            async def listen() -> None:
+                async for _ in store.listen(writer):  # pragma: no cover - nothing is sent to it
+                    pass
+
+            group.start_soon(listen)
+            await orphaned_until(events, "s:1", None)  # the writer listens: its stream lives
+            group.cancel_scope.cancel()
+        await orphaned_until(events, "s:1", '"call-7"')  # the lease ran out
+        assert await events.orphaned("s:2") is None  # it ended: no call to fail
+        assert await events.orphaned("s:3") is None  # nobody said who writes it
+    finally:
+        await store.aclose()

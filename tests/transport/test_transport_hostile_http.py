@@ -86,6 +86,7 @@ async def test_a_lone_surrogate_id_on_initialize_is_a_parse_error_and_the_server
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":-Infinity}}}',
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":1e999}}}',
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":[-2E+400]}}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":{"m":1.5e+000999}}}}',
         b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"n":'
         + b"9" * 400
         + b".5}}}",
@@ -99,6 +100,7 @@ async def test_a_lone_surrogate_id_on_initialize_is_a_parse_error_and_the_server
         "infinity",
         "1e999",
         "-2E+400",
+        "1.5e+000999",
         "400 digits",
         "trailing-data",
         "invalid-utf8",

@@ -14,7 +14,7 @@ from transport_sample_server import server
 
 from mcpdi import AccessToken, AuthSettings
 from mcpdi_transport._http._app import build_http_app
-from mcpdi_transport._http._legacy import LegacyEndpoint
+from mcpdi_transport._http._registry import LocalSessions
 from mcpdi_transport._http._sse import ByteBudget, EventStream
 
 pytestmark = pytest.mark.anyio
@@ -38,8 +38,8 @@ async def open_session(client: httpx2.AsyncClient) -> dict[str, str]:
     return {**headers, "mcp-protocol-version": "2025-11-25"}
 
 
-def legacy_endpoint(app: Any) -> LegacyEndpoint:
-    return app.routes[0].endpoint.legacy
+def local_sessions(app: Any) -> LocalSessions:
+    return app.routes[0].endpoint.legacy.sessions
 
 
 async def ask_and_walk_away(app: Any, headers: dict[str, str], id_: int) -> None:
@@ -76,11 +76,11 @@ async def test_a_session_whose_client_left_a_question_unanswered_expires_while_i
     async with http_client(app) as client:
         headers = await open_session(client)
         await ask_and_walk_away(app, headers, 2)
-        endpoint = legacy_endpoint(app)
-        session = endpoint.sessions[headers["mcp-session-id"]]
+        sessions = local_sessions(app)
+        session = sessions.by_id[headers["mcp-session-id"]]
         assert session.running  # the call still waits for its answer
         with anyio.fail_after(5):
-            while headers["mcp-session-id"] in endpoint.sessions:
+            while headers["mcp-session-id"] in sessions.by_id:
                 await anyio.sleep(0.05)
         gone = await client.post("/mcp", json=call(3, "echo", {"text": "x"}), headers=headers)
     assert gone.status_code == 404
@@ -96,8 +96,8 @@ async def test_a_full_house_of_abandoned_questions_does_not_lock_out_new_clients
         newcomers = [
             await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS) for _ in range(5)
         ]
-        endpoint = legacy_endpoint(app)
-        assert len(endpoint.sessions) == 3
+        sessions = local_sessions(app)
+        assert len(sessions.by_id) == 3
         first_gone = await client.post("/mcp", json=call(3, "echo", {"text": "x"}), headers=abandoned[0])
     assert [response.status_code for response in newcomers] == [200] * 5
     assert first_gone.status_code == 404
@@ -113,7 +113,7 @@ async def test_a_client_that_never_reads_cannot_make_a_session_hold_more_than_it
             async with streaming(app, "POST", headers, body) as exchange:
                 with anyio.fail_after(5):
                     await exchange.started.wait()
-        session = legacy_endpoint(app).sessions[headers["mcp-session-id"]]
+        session = local_sessions(app).by_id[headers["mcp-session-id"]]
         held = sum(stream.buffered_bytes for stream in session.streams.values())
         assert session.budget.used == held
         assert 0 < held <= budget

@@ -133,3 +133,30 @@ async def test_the_user_s_own_uvicorn_gets_the_grace_from_the_app_s_lifespan() -
             process.kill()
         lines.join()
     assert_graceful(outcomes, exited_after, set())
+
+
+async def test_a_listening_client_is_told_the_stream_ended_when_shutdown_begins() -> None:
+    from mcp import Client as SdkClient
+
+    command = [
+        *(sys.executable, "-m", "mcpdi_transport", "run", "transport_listen_server.py:mcp"),
+        *("--transport", "http", "--port", "0", "--grace", "30", "--log-level", "warning"),
+    ]
+    process, lines, port = started(command, "Serving Listened on")
+    try:
+        with anyio.fail_after(20):  # far below the grace: the stream does not wait for it
+            async with (
+                SdkClient(f"http://127.0.0.1:{port}/mcp", mode="2026-07-28") as client,
+                client.listen(tools_list_changed=True) as sub,
+            ):
+                await client.call_tool("change", {})
+                process.send_signal(signal.SIGTERM)
+                events = [event async for event in sub]  # ends: the graceful close, not a drop
+        assert [type(event).__name__ for event in events] == ["ToolsListChanged"]
+        with anyio.fail_after(20):
+            while process.poll() is None:
+                await anyio.sleep(0.05)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        lines.join()
