@@ -10,6 +10,8 @@ __all__ = ("is_union", "strip_annotated")
 
 def strip_annotated(annotation: Any) -> Any:
     """The annotation under any `Annotated[...]` layers."""
+    if type(annotation) is type:  # a plain class, the most common annotation: no layers
+        return annotation
     while get_origin(annotation) is Annotated:
         annotation = get_args(annotation)[0]
     return annotation
@@ -17,4 +19,4 @@ def strip_annotated(annotation: Any) -> Any:
 
 def is_union(annotation: Any) -> bool:
     """Whether the annotation is a union (`A | B` or `Union[A, B]`)."""
-    return get_origin(annotation) in (Union, types.UnionType)
+    return type(annotation) is not type and get_origin(annotation) in (Union, types.UnionType)

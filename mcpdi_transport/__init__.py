@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from mcpdi_transport._client._stdio import StdioTarget as StdioTarget
     from mcpdi_transport._http._app import build_http_app as build_http_app
     from mcpdi_transport._http._sse_transport import build_sse_app as build_sse_app
-    from mcpdi_transport._http._sse_transport import serve_sse as serve_sse
     from mcpdi_transport._http._store import EventStore as EventStore
     from mcpdi_transport._http._store import SessionStore as SessionStore
     from mcpdi_transport._jwt import JwtVerifier as JwtVerifier
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
     from mcpdi_transport._redis_sessions import RedisSessions as RedisSessions
     from mcpdi_transport._serve import run_server as run_server
     from mcpdi_transport._serve import serve_http as serve_http
+    from mcpdi_transport._serve import serve_sse as serve_sse
     from mcpdi_transport._stdio import serve_stdio as serve_stdio
 
 __all__ = (
@@ -78,7 +78,6 @@ __all__ = (
 _HOMES = {
     "build_http_app": "mcpdi_transport._http._app",
     "build_sse_app": "mcpdi_transport._http._sse_transport",
-    "serve_sse": "mcpdi_transport._http._sse_transport",
     "CannotListen": "mcpdi_transport._listen",
     "JwtVerifier": "mcpdi_transport._jwt",
     "Client": "mcpdi_transport._client._client",
@@ -106,6 +105,7 @@ _HOMES = {
     "SessionStore": "mcpdi_transport._http._store",
     "run_server": "mcpdi_transport._serve",
     "serve_http": "mcpdi_transport._serve",
+    "serve_sse": "mcpdi_transport._serve",
     "serve_stdio": "mcpdi_transport._stdio",
 }
 

@@ -1,4 +1,4 @@
-"""Entry points: `serve_http` (uvicorn on a socket bound first) and the blocking `run_server`.
+"""Entry points: `serve_http` and `serve_sse` (uvicorn on a socket bound first) and the blocking `run_server`.
 
 This is where the MCP layer hands a server over to I/O (`Server.run`, `MCPServer.run`).
 The adapters are imported inside the entry points, so stdio never loads the HTTP stack.
@@ -11,6 +11,7 @@ import importlib.util
 import logging
 import math
 import socket
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import anyio
@@ -19,9 +20,11 @@ import anyio.abc
 from mcpdi_transport._listen import ServesMCP, bind_socket, connection_cap
 
 if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
     from mcpdi_transport._http._uvicorn import HttpParser
 
-__all__ = ("EventLoop", "event_loop_options", "run_server", "serve_http")
+__all__ = ("EventLoop", "event_loop_options", "run_server", "serve_http", "serve_sse")
 
 EventLoop = Literal["auto", "asyncio", "uvloop"]
 
@@ -85,66 +88,123 @@ async def serve_http(
     `auto` takes httptools when it is installed (`mcpdi[fast]`), else h11. On SIGTERM or
     Ctrl-C, running calls get `shutdown_grace` seconds, then a JSON-RPC error.
     """
-    import uvicorn  # only HTTP serving needs it
-
     from mcpdi_transport._http._app import build_http_app
-    from mcpdi_transport._http._uvicorn import (
-        DrainingServer,
-        RateLimitedLogs,
-        header_deadline_protocol,
-        serve_on_socket,
-    )
 
     # A socket handed in is already listening (a worker process of `mcpdi run --workers`).
     sock = bind_socket(host, port) if sock is None else sock
-    bound_port: int = sock.getsockname()[1]
     app = build_http_app(server, host=host, shutdown_grace=shutdown_grace, **app_options)
-    connections = connection_cap(limit_concurrency)
-    if connections < limit_concurrency:
-        logger.info(
-            "the open-file limit (ulimit -n) leaves room for %d connections, not %d: serving that many",
-            connections,
-            limit_concurrency,
+    serving = _Serving(log_level, shutdown_grace, limit_concurrency, timeout_keep_alive, header_timeout, http)
+    await serving.serve(app, host, sock, "MCP", app_options.get("path", "/mcp"), task_status)
+
+
+async def serve_sse(
+    server: ServesMCP,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    log_level: str = "info",
+    shutdown_grace: float = SHUTDOWN_GRACE,
+    limit_concurrency: int = MAX_CONNECTIONS,
+    timeout_keep_alive: float = KEEP_ALIVE_TIMEOUT,
+    header_timeout: float = HEADER_TIMEOUT,
+    http: HttpParser = "auto",
+    task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
+    **app_options: Any,
+) -> None:
+    """Serve `server` over the legacy HTTP+SSE transport with uvicorn until cancelled or interrupted.
+
+    Served as `serve_http` serves Streamable HTTP (the same socket, connection and header
+    limits, and shutdown grace); `app_options` go to `build_sse_app`. One process holds a
+    session's event stream, so there is no `sock=` for worker processes.
+    """
+    from mcpdi_transport._http._sse_transport import build_sse_app
+
+    sock = bind_socket(host, port)
+    app = build_sse_app(server, host=host, shutdown_grace=shutdown_grace, **app_options)
+    serving = _Serving(log_level, shutdown_grace, limit_concurrency, timeout_keep_alive, header_timeout, http)
+    await serving.serve(
+        app, host, sock, "MCP over HTTP+SSE", app_options.get("sse_path", "/sse"), task_status
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Serving:
+    """How uvicorn serves an MCP app: the limits and the shutdown grace both transports share."""
+
+    log_level: str
+    shutdown_grace: float
+    limit_concurrency: int
+    timeout_keep_alive: float
+    header_timeout: float
+    http: HttpParser
+
+    async def serve(
+        self,
+        app: Starlette,
+        host: str,
+        sock: socket.socket,
+        what: str,
+        path: str,
+        task_status: anyio.abc.TaskStatus[int],
+    ) -> None:
+        """Serve `app` (built with this grace; its state holds `mcpdi_drain`) on the listening `sock`."""
+        import uvicorn  # only HTTP serving needs it
+
+        from mcpdi_transport._http._uvicorn import (
+            DrainingServer,
+            RateLimitedLogs,
+            header_deadline_protocol,
+            serve_on_socket,
         )
-    config = uvicorn.Config(
-        app,
-        log_level=log_level,
-        lifespan="on",
-        http=header_deadline_protocol(header_timeout, http),
-        timeout_graceful_shutdown=math.ceil(shutdown_grace + _ANSWERS_AFTER_GRACE),
-        limit_concurrency=connections,
-        timeout_keep_alive=math.ceil(timeout_keep_alive),
-    )
-    drain = app.state.mcpdi_drain
-    uvicorn_server = DrainingServer(
-        config,
-        lambda: drain(shutdown_grace),
-        abandoned=app.state.mcpdi_abandoned,
-        exit_deadline=shutdown_grace + _ANSWERS_AFTER_GRACE + _EXIT_AFTER_ANSWERS,
-    )
-    quiet = RateLimitedLogs()
-    noisy = [logging.getLogger(name) for name in ("uvicorn.error", "asyncio", "mcpdi_transport", "mcpdi")]
 
-    def started() -> None:
-        logger.info("serving MCP on http://%s:%d/mcp", host, bound_port)
-        task_status.started(bound_port)
+        bound_port: int = sock.getsockname()[1]
+        grace = self.shutdown_grace
+        connections = connection_cap(self.limit_concurrency)
+        if connections < self.limit_concurrency:
+            logger.info(
+                "the open-file limit (ulimit -n) leaves room for %d connections, not %d: serving that many",
+                connections,
+                self.limit_concurrency,
+            )
+        config = uvicorn.Config(
+            app,
+            log_level=self.log_level,
+            lifespan="on",
+            http=header_deadline_protocol(self.header_timeout, self.http),
+            timeout_graceful_shutdown=math.ceil(grace + _ANSWERS_AFTER_GRACE),
+            limit_concurrency=connections,
+            timeout_keep_alive=math.ceil(self.timeout_keep_alive),
+        )
+        drain = app.state.mcpdi_drain
+        uvicorn_server = DrainingServer(
+            config,
+            lambda: drain(grace),
+            abandoned=app.state.mcpdi_abandoned,
+            exit_deadline=grace + _ANSWERS_AFTER_GRACE + _EXIT_AFTER_ANSWERS,
+        )
+        quiet = RateLimitedLogs()
+        noisy = [logging.getLogger(name) for name in ("uvicorn.error", "asyncio", "mcpdi_transport", "mcpdi")]
 
-    def stopping() -> None:
-        if not uvicorn_server.should_exit:
-            drain(shutdown_grace)
+        def started() -> None:
+            logger.info("serving %s on http://%s:%d%s", what, host, bound_port, path)
+            task_status.started(bound_port)
 
-    for noisy_logger in noisy:
-        noisy_logger.addFilter(quiet)
-    try:
-        await serve_on_socket(uvicorn_server, sock, started=started, stopping=stopping)
-    finally:
+        def stopping() -> None:
+            if not uvicorn_server.should_exit:
+                drain(grace)
+
         for noisy_logger in noisy:
-            noisy_logger.removeFilter(quiet)
+            noisy_logger.addFilter(quiet)
+        try:
+            await serve_on_socket(uvicorn_server, sock, started=started, stopping=stopping)
+        finally:
+            for noisy_logger in noisy:
+                noisy_logger.removeFilter(quiet)
 
 
 def run_server(
     server: ServesMCP,
-    transport: Literal["stdio", "streamable-http", "http"] = "stdio",
+    transport: Literal["stdio", "streamable-http", "http", "sse"] = "stdio",
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -161,11 +221,10 @@ def run_server(
         from mcpdi_transport._stdio import serve_stdio
 
         anyio.run(lambda: serve_stdio(server, **options))
-    elif transport in ("streamable-http", "http"):
+    elif transport in ("streamable-http", "http", "sse"):
+        serve = serve_sse if transport == "sse" else serve_http
         with contextlib.suppress(KeyboardInterrupt):  # uvicorn has already shut down cleanly
-            anyio.run(
-                lambda: serve_http(server, host, port, **options), backend_options=event_loop_options(loop)
-            )
+            anyio.run(lambda: serve(server, host, port, **options), backend_options=event_loop_options(loop))
     else:
-        msg = f"Unknown transport {transport!r}; use 'stdio' or 'streamable-http'."
+        msg = f"Unknown transport {transport!r}; use 'stdio', 'streamable-http' or 'sse'."
         raise ValueError(msg)

@@ -21,11 +21,11 @@ class Marked:
 
 
 def _is_union(tp: object) -> bool:
-    return get_origin(tp) in (Union, types.UnionType)
+    return type(tp) is not type and get_origin(tp) in (Union, types.UnionType)
 
 
 def top_level_markers(hint: object) -> Marked | None:
-    if get_origin(hint) is not Annotated:
+    if type(hint) is type or get_origin(hint) is not Annotated:  # a plain class first: the most common
         return None
     metadata: tuple[Any, ...] = getattr(hint, "__metadata__", ())
     markers = tuple([m for m in metadata if isinstance(m, Resolve)])
@@ -71,6 +71,8 @@ def context_type_of(hint: object, context_types: Collection[type]) -> tuple[type
     """The declared context type `hint` names (or subclasses), and whether None is allowed."""
     if not context_types:
         return None
+    if type(hint) is type:  # a plain class: no layers to look under
+        return next(((declared, False) for declared in context_types if issubclass(hint, declared)), None)
     if get_origin(hint) is Annotated:
         hint = get_args(hint)[0]
     optional = False

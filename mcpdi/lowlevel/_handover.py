@@ -47,12 +47,7 @@ def build_sse_app(server: ServesMCP, **options: Any) -> Starlette:
 
 def serve(server: ServesMCP, transport: TransportName, **options: Any) -> None:
     """Serve `server` until stopped (`mcpdi_transport.run_server`); blocks."""
-    if transport == "sse":
-        import anyio
-
-        anyio.run(lambda: serve_async(server, "sse", **options))
-        return
-    if transport not in ("stdio", "streamable-http", "http"):
+    if transport not in ("stdio", "streamable-http", "http", "sse"):
         msg = f"unknown transport {transport!r}; use 'stdio', 'streamable-http' (alias 'http') or 'sse'"
         raise ValueError(msg)
     _transport().run_server(server, transport, **app_options(options))

@@ -6,7 +6,7 @@ import contextlib
 import logging
 import re
 from collections.abc import AsyncGenerator, Iterable, Sequence
-from typing import Any, Final
+from typing import Any
 
 import anyio
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -46,8 +46,6 @@ from mcpdi_transport._serving_options import options_for_app
 
 __all__ = ("build_http_app", "starlette_route")
 
-_CANCELLED_ANSWERS: Final = 0.5
-"""Seconds the cancelled requests have to answer at the end of the grace, before they are answered."""
 
 logger = logging.getLogger("mcpdi_transport")
 
@@ -100,29 +98,12 @@ class _Endpoint:
         running = self.running
         if running is None or running.draining:
             return
-        running.draining = True
         running.runner.server.end_listen_streams()  # a listen stream has no end of its own to wait for
+        running.drain(grace, then=self._drained)
 
-        async def stop_after_grace() -> None:
-            with anyio.move_on_after(grace):
-                while running.in_flight:
-                    await anyio.sleep(0.05)
-            running.stop_requests()
-            with anyio.move_on_after(_CANCELLED_ANSWERS):  # the cancelled handlers write their answers
-                while running.in_flight:
-                    await anyio.sleep(0.01)
-            stuck = await running.answer_stuck()
-            self.abandoned += stuck
-            if stuck:
-                logger.warning(
-                    "%d call(s) did not stop when cancelled at the end of the shutdown grace (a "
-                    "synchronous tool blocking its thread?): answered with -32603, left to finish",
-                    stuck,
-                )
-            await anyio.sleep(0)
-            self.legacy.sessions.end_all()
-
-        running.task_group.start_soon(stop_after_grace)
+    def _drained(self, stuck: int) -> None:
+        self.abandoned += stuck
+        self.legacy.sessions.end_all()
 
     async def drain_when(self, signalled: anyio.Event, grace: float) -> None:
         await signalled.wait()

@@ -67,6 +67,9 @@ class AppOptions:
 
 SHUTTING_DOWN: Final = "The server is shutting down"
 
+_CANCELLED_ANSWERS: Final = 0.5
+"""Seconds the cancelled requests have to answer at the end of the grace, before they are answered."""
+
 
 LateAnswer = Callable[[], Awaitable[None]]
 """Sends a request's shutdown answer through its own response, from another task."""
@@ -100,6 +103,36 @@ class Running:
         self.stopping = True
         for scope in list(self.in_flight):
             scope.cancel()
+
+    def drain(self, grace: float, *, then: Callable[[int], None]) -> None:
+        """Shutdown began: requests get `grace` seconds, then `-32603`; then `then(stuck)` ends the streams.
+
+        `stuck` counts the requests answered from outside because their handlers would not
+        stop (`answer_stuck`). Call from the event loop's thread; a second call changes nothing.
+        """
+        if self.draining:
+            return
+        self.draining = True
+
+        async def stop_after_grace() -> None:
+            with anyio.move_on_after(grace):
+                while self.in_flight:
+                    await anyio.sleep(0.05)
+            self.stop_requests()
+            with anyio.move_on_after(_CANCELLED_ANSWERS):  # the cancelled handlers write their answers
+                while self.in_flight:
+                    await anyio.sleep(0.01)
+            stuck = await self.answer_stuck()
+            if stuck:
+                logger.warning(
+                    "%d call(s) did not stop when cancelled at the end of the shutdown grace (a "
+                    "synchronous tool blocking its thread?): answered with -32603, left to finish",
+                    stuck,
+                )
+            await anyio.sleep(0)
+            then(stuck)
+
+        self.task_group.start_soon(stop_after_grace)
 
     async def answer_stuck(self) -> int:
         """Answer the requests still running after `stop_requests` from outside their handlers.

@@ -5,6 +5,10 @@ A client opens `GET /sse`: an event stream whose first event, `endpoint`, names
 the answers, the notifications of a call and the server-to-client requests (elicitation
 mid-call) go out on the stream as `message` events. The session belongs to the stream:
 when the client leaves, its calls are cancelled and the session ends.
+
+Sessions are capped as the Streamable HTTP app caps them (`max_sessions`,
+`max_sessions_per_peer`), and a shutdown gives running calls the same grace. A session
+lives in the process holding its stream: the POSTs naming it must reach that process.
 """
 
 from __future__ import annotations
@@ -12,12 +16,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import uuid
+from collections import Counter
 from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
 from typing import Any, Final, cast
 from urllib.parse import parse_qs, quote
 
 import anyio
-import anyio.abc
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.responses import PlainTextResponse, Response
@@ -26,21 +30,20 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcpdi import AuthSettings, TokenVerifier, from_address, get_access_token, principal_of
 from mcpdi.lowlevel import (
-    Connection,
     Invalid,
     MCPError,
     Notification,
     Request,
     RequestId,
-    Runner,
     classify_message,
     encode_message,
-    notification_message,
     parse_json,
 )
 from mcpdi_transport._http._app import starlette_route
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
-from mcpdi_transport._http._common import header_values
+from mcpdi_transport._http._common import Running, handle_safely, header_values
+from mcpdi_transport._http._exchange import HttpExchange
+from mcpdi_transport._http._legacy import peer_of
 from mcpdi_transport._http._legacy_session import DEFAULT_CLIENT_REQUEST_TIMEOUT
 from mcpdi_transport._http._security import (
     DEFAULT_BODY_TIMEOUT,
@@ -50,85 +53,21 @@ from mcpdi_transport._http._security import (
     announced_security_policy,
 )
 from mcpdi_transport._http._signals import drain_on_signals
-from mcpdi_transport._listen import ServesMCP, bind_socket
+from mcpdi_transport._http._sse_session import SsePeer, SseSession, sse_event
+from mcpdi_transport._listen import ServesMCP
 from mcpdi_transport._outbound import (
     DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
-    OutboundRequests,
     Waiting,
     request_key,
 )
-from mcpdi_transport._serving import serve_message
 from mcpdi_transport._serving_options import options_for_app
 
-__all__ = ("build_sse_app", "serve_sse")
+__all__ = ("build_sse_app",)
 
 logger = logging.getLogger("mcpdi_transport")
 
 PING_INTERVAL: Final = 15.0
 """Seconds of silence after which the stream carries a comment, so proxies keep it open."""
-
-_QUEUE: Final = 64
-"""Messages waiting to go out on one stream before their senders wait."""
-
-
-class _SseSession:
-    """One client's event stream: what goes out on it, and the calls it has running."""
-
-    def __init__(
-        self,
-        principal: str | None,
-        group: anyio.abc.TaskGroup,
-        *,
-        client_request_timeout: float,
-        waiting: Waiting | None = None,
-    ) -> None:
-        self.principal = principal
-        self.group = group
-        self.connection = Connection.for_legacy_session()
-        self.connection.standalone = self._notify_standalone
-        self.outbound = OutboundRequests(timeout=client_request_timeout, budget=waiting)
-        self.sender, self.receiver = anyio.create_memory_object_stream[Mapping[str, Any]](_QUEUE)
-        self.calls: dict[str, anyio.CancelScope] = {}
-
-    async def write(self, message: Mapping[str, Any]) -> None:
-        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-            await self.sender.send(message)
-
-    async def _notify_standalone(self, method: str, params: Mapping[str, Any] | None) -> None:
-        await self.write(notification_message(method, params))
-
-    def close(self) -> None:
-        self.outbound.fail_all()
-        self.sender.close()
-        self.receiver.close()
-
-
-class _SsePeer:
-    """The peer of one message: notifications and requests go out on the session's stream."""
-
-    __slots__ = ("_headers", "_session")
-
-    def __init__(self, session: _SseSession, headers: Mapping[str, str]) -> None:
-        self._session = session
-        self._headers = headers
-
-    @property
-    def headers(self) -> Mapping[str, str] | None:
-        return self._headers
-
-    async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
-        await self._session.write(notification_message(method, params))
-
-    async def request(
-        self, method: str, params: Mapping[str, Any] | None, *, asking: str | None = None
-    ) -> dict[str, Any]:
-        return await self._session.outbound.send(
-            method, params, self._session.write, gone="the event stream closed"
-        )
-
-
-def _event(name: str, data: str) -> bytes:
-    return f"event: {name}\r\ndata: {data}\r\n\r\n".encode()
 
 
 class _SseEndpoints:
@@ -138,8 +77,11 @@ class _SseEndpoints:
         self,
         policy: SecurityPolicy,
         advertised_path: str,
+        *,
         client_request_timeout: float,
         max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
+        max_sessions: int,
+        max_sessions_per_peer: int,
     ) -> None:
         self.policy = policy
         self.advertised_path = advertised_path
@@ -147,8 +89,14 @@ class _SseEndpoints:
         self.client_request_timeout = client_request_timeout
         self.waiting = Waiting(max_pending_client_requests)
         """The server-to-client requests all streams of this app wait on together."""
-        self.sessions: dict[str, _SseSession] = {}
-        self.runner: Runner[Any] | None = None
+        self.max_sessions = max_sessions
+        self.max_sessions_per_peer = max_sessions_per_peer
+        self.sessions: dict[str, SseSession] = {}
+        self.per_peer: Counter[str] = Counter()
+        """How many of `sessions` each peer (`peer_of`: a token's principal, else an address) holds."""
+        self.running: Running | None = None
+        self.abandoned = 0
+        """Calls answered at the end of a shutdown grace whose handlers would not stop."""
 
     async def stream(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -157,9 +105,15 @@ class _SseEndpoints:
         if rejection is not None:
             await rejection(scope, receive, send)
             return
-        if self.runner is None:
+        if self.running is None:
             msg = "The MCP server is not running: serve this app with its lifespan (uvicorn does so)."
             await PlainTextResponse(msg, status_code=503)(scope, receive, send)
+            return
+        principal = principal_of(get_access_token())
+        peer = peer_of(HttpExchange(scope, receive, send), principal)
+        refusal = self._refusal(peer)
+        if refusal is not None:
+            await refusal(scope, receive, send)
             return
         session_id = uuid.uuid4().hex
         endpoint = quote(scope.get("root_path", "").rstrip("/") + self.advertised_path)
@@ -170,27 +124,50 @@ class _SseEndpoints:
             (b"x-accel-buffering", b"no"),
         ]
         async with anyio.create_task_group() as group:
-            session = _SseSession(
-                principal_of(get_access_token()),
+            session = SseSession(
+                principal,
+                peer,
                 group,
                 client_request_timeout=self.client_request_timeout,
                 waiting=self.waiting,
             )
             self.sessions[session_id] = session
+            self.per_peer[peer] += 1
             try:
                 await send({"type": "http.response.start", "status": 200, "headers": headers})
-                data = _event("endpoint", f"{endpoint}?session_id={session_id}")
+                data = sse_event("endpoint", f"{endpoint}?session_id={session_id}")
                 await send({"type": "http.response.body", "body": data, "more_body": True})
                 group.start_soon(self._until_disconnect, receive, group.cancel_scope)
                 await self._pump(session, send)
             except OSError:
                 pass  # the client is gone
             finally:
-                self.sessions.pop(session_id, None)
+                del self.sessions[session_id]
+                self.per_peer[peer] -= 1
+                if not self.per_peer[peer]:
+                    del self.per_peer[peer]
                 session.close()
                 group.cancel_scope.cancel()
         with contextlib.suppress(OSError):
             await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    def _refusal(self, peer: str) -> Response | None:
+        """429 for a peer holding `max_sessions_per_peer` streams, 503 at `max_sessions`; else None.
+
+        Every session has its client connected (the session is its stream), so none is
+        ended to make room, as the Streamable HTTP app would end an abandoned one.
+        """
+        if self.per_peer[peer] >= self.max_sessions_per_peer:
+            cap = self.max_sessions_per_peer
+            msg = (
+                f"Too many open sessions for this client (max_sessions_per_peer={cap}); "
+                "close one of its event streams or try again later"
+            )
+            return PlainTextResponse(msg, status_code=429)
+        if len(self.sessions) >= self.max_sessions:
+            msg = "Too many open sessions, each with a client connected; try again later"
+            return PlainTextResponse(msg, status_code=503)
+        return None
 
     @staticmethod
     async def _until_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
@@ -199,13 +176,13 @@ class _SseEndpoints:
         scope.cancel()
 
     @staticmethod
-    async def _pump(session: _SseSession, send: Send) -> None:
+    async def _pump(session: SseSession, send: Send) -> None:
         receiver = session.receiver
         while True:
             body = b": ping\r\n\r\n"
             with anyio.move_on_after(PING_INTERVAL):
                 try:
-                    body = _event("message", encode_message(await receiver.receive()).decode())
+                    body = sse_event("message", encode_message(await receiver.receive()).decode())
                 except anyio.EndOfStream:
                     return
             await send({"type": "http.response.body", "body": body, "more_body": True})
@@ -247,7 +224,7 @@ class _SseEndpoints:
         with from_address(None if client is None else str(client[0])):
             self._dispatch(session, kind, cast("Mapping[str, Any]", parse_json(body)), headers)
 
-    def _session_of(self, scope: Scope) -> tuple[_SseSession | None, str]:
+    def _session_of(self, scope: Scope) -> tuple[SseSession | None, str]:
         values = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("session_id")
         if not values:
             return None, "session_id is required"
@@ -261,10 +238,10 @@ class _SseEndpoints:
         return session, ""
 
     def _dispatch(
-        self, session: _SseSession, kind: object, message: Mapping[str, Any], headers: Mapping[str, str]
+        self, session: SseSession, kind: object, message: Mapping[str, Any], headers: Mapping[str, str]
     ) -> None:
-        runner = self.runner
-        if runner is None:
+        running = self.running
+        if running is None:
             return
         if isinstance(kind, Notification) and kind.method == "notifications/cancelled":
             params = kind.params or {}
@@ -275,7 +252,7 @@ class _SseEndpoints:
         if not isinstance(kind, Request | Notification):
             session.outbound.deliver(message)
             return
-        peer = _SsePeer(session, headers)
+        peer = SsePeer(session, headers)
         request_id: RequestId | None = kind.id if isinstance(kind, Request) else None
 
         async def answer() -> None:
@@ -284,19 +261,30 @@ class _SseEndpoints:
             if request_id is not None:
                 session.calls[key] = scope
             try:
-                with scope:
-                    response = await serve_message(runner, message, session.connection, peer)
-                    if response is not None:
-                        await session.write(response)
+                response = await handle_safely(
+                    running, message, session.connection, peer, cancel_scope=scope, answer_late=session.write
+                )
+                if response is not None:
+                    await session.write(response)
             finally:
                 if request_id is not None and session.calls.get(key) is scope:
                     del session.calls[key]
 
         session.group.start_soon(answer)
 
-    async def end_when(self, signalled: anyio.Event) -> None:
+    def drain(self, grace: float) -> None:
+        """Shutdown began: calls get `grace` seconds, then `-32603`; then the streams end."""
+        if self.running is not None:
+            self.running.drain(grace, then=self._drained)
+
+    def _drained(self, stuck: int) -> None:
+        self.abandoned += stuck
+        for session in list(self.sessions.values()):
+            session.finish()
+
+    async def drain_when(self, signalled: anyio.Event, grace: float) -> None:
         await signalled.wait()
-        self.end_all()
+        self.drain(grace)
 
     def end_all(self) -> None:
         for session in list(self.sessions.values()):
@@ -337,6 +325,9 @@ def build_sse_app(
     body_timeout: float = DEFAULT_BODY_TIMEOUT,
     client_request_timeout: float = DEFAULT_CLIENT_REQUEST_TIMEOUT,
     max_pending_client_requests: int = DEFAULT_MAX_PENDING_CLIENT_REQUESTS,
+    max_sessions: int = 10_000,
+    max_sessions_per_peer: int = 1000,
+    shutdown_grace: float = 10.0,
     debug: bool | None = None,
     routes: Sequence[BaseRoute] = (),
     token_verifier: TokenVerifier | None = None,
@@ -349,8 +340,10 @@ def build_sse_app(
     not one JSON-RPC message; 404 for a session that is unknown, ended, or opened with
     another token's principal). The server's own `serving_options` (bearer auth on both
     paths, `custom_route`s, debug) hold unless a keyword overrides them; Host and Origin
-    checks, the body limit, `client_request_timeout` and `max_pending_client_requests` (for all
-    streams of the process together) are those of `build_http_app`.
+    checks, the body limit, `client_request_timeout`, `max_pending_client_requests` (for all
+    streams of the process together), the session caps (`max_sessions`,
+    `max_sessions_per_peer`: past them a new stream gets 503 or 429, since every session
+    has its client connected) and the `shutdown_grace` are those of `build_http_app`.
     `mount_path` (the SDK 1.x's) is where the app will be mounted: the `endpoint` event
     names `mount_path + message_path` (and any ASGI `root_path` before it).
     """
@@ -367,7 +360,12 @@ def build_sse_app(
         allowed_origins=allowed_origins,
     )
     endpoints = _SseEndpoints(
-        policy, mount_path.rstrip("/") + message_path, client_request_timeout, max_pending_client_requests
+        policy,
+        mount_path.rstrip("/") + message_path,
+        client_request_timeout=client_request_timeout,
+        max_pending_client_requests=max_pending_client_requests,
+        max_sessions=max_sessions,
+        max_sessions_per_peer=max_sessions_per_peer,
     )
     stream: ASGIApp = _Asgi(endpoints.stream)
     messages: ASGIApp = BodyLimit(endpoints.message, max_body_size=max_body_size, body_timeout=body_timeout)
@@ -383,22 +381,22 @@ def build_sse_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncGenerator[None]:
         async with server.running() as runner, anyio.create_task_group() as group:
-            endpoints.runner = runner
+            endpoints.running = Running(runner, group)
             signalled = anyio.Event()
-            group.start_soon(endpoints.end_when, signalled)
+            # At SIGTERM or Ctrl-C the calls get the grace, then the streams end (no wait on the clients).
+            group.start_soon(endpoints.drain_when, signalled, shutdown_grace)
             try:
-                # At SIGTERM or Ctrl-C the streams end, so the server need not wait on them.
                 with drain_on_signals(signalled.set):
                     yield
             finally:
-                endpoints.runner = None
+                endpoints.running = None
                 endpoints.end_all()
                 group.cancel_scope.cancel()
 
     body_limit = Middleware(
         BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout, exempt_path=message_path
     )
-    return Starlette(
+    app = Starlette(
         debug=debug,
         routes=[
             Route(sse_path, endpoint=stream, methods=["GET"]),
@@ -410,33 +408,6 @@ def build_sse_app(
         middleware=[body_limit],
         lifespan=lifespan,
     )
-
-
-async def serve_sse(
-    server: ServesMCP,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    *,
-    log_level: str = "info",
-    task_status: anyio.abc.TaskStatus[int] = anyio.TASK_STATUS_IGNORED,
-    **app_options: Any,
-) -> None:
-    """Serve `server` over the legacy HTTP+SSE transport with uvicorn until cancelled or interrupted.
-
-    The socket is bound first (a taken port raises `CannotListen` at once); with
-    `task_status` the caller learns the bound port once uvicorn accepts connections.
-    """
-    import uvicorn
-
-    from mcpdi_transport._http._uvicorn import serve_on_socket
-
-    sock = bind_socket(host, port)
-    bound_port: int = sock.getsockname()[1]
-    app = build_sse_app(server, host=host, **app_options)
-    uvicorn_server = uvicorn.Server(uvicorn.Config(app, log_level=log_level, lifespan="on"))
-
-    def started() -> None:
-        logger.info("serving MCP over HTTP+SSE on http://%s:%d/sse", host, bound_port)
-        task_status.started(bound_port)
-
-    await serve_on_socket(uvicorn_server, sock, started=started)
+    app.state.mcpdi_drain = endpoints.drain
+    app.state.mcpdi_abandoned = lambda: endpoints.abandoned
+    return app
