@@ -373,3 +373,52 @@ async def test_a_cancelled_call_and_the_calls_of_a_closed_stream_stop() -> None:
             await stopped[1].wait()  # the client left: its call is cancelled
             response = await http.post(message_url, content=rpc(4, "ping"), headers=JSON)
             assert (response.status_code, response.text) == (404, "Could not find session")
+
+
+async def test_a_shutdown_lets_a_running_call_finish_within_the_grace_then_ends_the_stream() -> None:
+    mcp = mcpdi.MCPServer("Grace")
+    started = anyio.Event()
+    release = anyio.Event()
+
+    @mcp.tool()
+    async def slow() -> str:
+        started.set()
+        await release.wait()
+        return "finished"
+
+    app = mcp.sse_app(shutdown_grace=30)
+    init = {"protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    with anyio.fail_after(30):
+        async with serve(app, "") as base, httpx2.AsyncClient(timeout=10) as http:
+            async with http.stream("GET", f"{base}/sse") as response:
+                lines = response.aiter_lines()
+                message_url = ""
+                async for line in lines:
+                    if line.startswith("data: "):
+                        message_url = base + line.removeprefix("data: ")
+                        break
+                for body in [rpc(1, "initialize", init), rpc(None, "notifications/initialized")]:
+                    assert (await http.post(message_url, content=body, headers=JSON)).status_code == 202
+                call = rpc(2, "tools/call", {"name": "slow", "arguments": {}})
+                assert (await http.post(message_url, content=call, headers=JSON)).status_code == 202
+                await started.wait()
+                app.state.mcpdi_drain(30)  # what SIGTERM does under mcpdi run
+                release.set()
+                answers = [
+                    json.loads(line.removeprefix("data: "))
+                    async for line in lines
+                    if line.startswith("data: ")
+                ]  # the stream ends after the call's answer
+            assert [answer["id"] for answer in answers] == [1, 2]
+            assert answers[-1]["result"]["content"][0]["text"] == "finished"
+
+
+async def test_past_max_sessions_a_new_stream_is_refused_while_every_session_is_connected() -> None:
+    app = mcpdi_server().sse_app(max_sessions=1)
+    with anyio.fail_after(30):
+        async with serve(app, "") as base, httpx2.AsyncClient(timeout=10) as http, opened(base, http):
+            response = await http.get(f"{base}/sse")
+            assert (response.status_code, response.text) == (
+                503,
+                "Too many open sessions, each with a client connected; try again later",
+            )

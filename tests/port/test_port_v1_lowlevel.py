@@ -195,3 +195,8 @@ async def test_run_refuses_streams_it_cannot_serve() -> None:
 async def test_stdio_server_yields_the_pair_run_takes() -> None:
     async with stdio_server() as (read, write):
         assert (repr(read), repr(write)) == ("<mcpdi stdio stdin>", "<mcpdi stdio stdout>")
+
+
+def test_a_progress_notification_handler_is_refused_naming_the_change() -> None:
+    with pytest.raises(TypeError, match=r"^@server\.progress_notification\(\) is not served by mcpdi"):
+        Server("x").progress_notification()

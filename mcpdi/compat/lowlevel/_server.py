@@ -228,6 +228,15 @@ class Server(_LowLevelServer[Any]):
 
     complete = completion
 
+    def progress_notification(self) -> Callable[[F], F]:
+        """Refused: mcpdi delivers no client-sent `notifications/progress` to handlers."""
+        msg = (
+            "@server.progress_notification() is not served by mcpdi: a client's progress "
+            "notifications reach no handler; remove the handler (servers report their own "
+            "progress with server.request_context.session.send_progress_notification)"
+        )
+        raise TypeError(msg)
+
     # -- serving ----------------------------------------------------------------------
 
     async def run(  # pyright: ignore[reportIncompatibleMethodOverride]
