@@ -34,6 +34,7 @@ class ServingLimits:
     body_timeout: float | None = None
     max_buffered_bytes: int | None = None
     max_buffered_bytes_total: int | None = None
+    max_pending_client_requests: int | None = None
     header_timeout: float | None = None
     timeout_keep_alive: float | None = None
 

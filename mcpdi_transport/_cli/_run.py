@@ -150,6 +150,13 @@ def _add_limits(run_parser: argparse.ArgumentParser) -> None:
         help="HTTP: events all sessions of a process keep together (default 256MiB)",
     )
     add(
+        "--max-pending-client-requests",
+        type=positive,
+        metavar="N",
+        help="HTTP: questions to clients that may wait for an answer in a process; past it a call "
+        "that asks fails at once (default 10000)",
+    )
+    add(
         "--header-timeout",
         type=seconds,
         metavar="SECONDS",

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import anyio
 import httpx2
+import mcp_types as types
 import pytest
+from mcp import Client as SdkClient
 from mcp import ClientSession
+from mcp import MCPError as SdkError
 from mcp.client.sse import sse_client
 from transport_cli_processes import StderrLines, start, stop
 
@@ -149,3 +152,59 @@ def test_the_limit_flags_reach_serve_sse_and_serve_http_only_when_given() -> Non
     assert plain["path"] == "/mcp"
     with pytest.raises(SystemExit):
         options("--transport", "http", "--max-body-size", "lots")
+
+
+ASKING = """
+from pydantic import BaseModel
+
+from mcpdi import AcceptedElicitation, Context, MCPServer
+
+mcp = MCPServer("Greeter")
+
+
+class Name(BaseModel):
+    name: str
+
+
+@mcp.tool()
+async def greet(ctx: Context) -> str:
+    answer = await ctx.elicit("Your name?", Name)
+    return f"Hi, {answer.data.name}!" if isinstance(answer, AcceptedElicitation) else answer.action
+"""
+
+
+async def test_max_pending_client_requests_fails_a_call_that_asks_past_it(tmp_path: Path) -> None:
+    process, url = served(tmp_path, ASKING, "--transport", "http", "--max-pending-client-requests", "1")
+    asked = anyio.Event()
+    release = anyio.Event()
+
+    async def held(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.set()
+        await release.wait()
+        return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    answered: list[str] = []
+    try:
+        with anyio.fail_after(30):
+            async with (
+                SdkClient(url, mode="legacy", elicitation_callback=held) as first,
+                SdkClient(url, mode="legacy", elicitation_callback=held) as second,
+                anyio.create_task_group() as group,
+            ):
+
+                async def greet_first() -> None:
+                    result = await first.call_tool("greet", {})
+                    answered.append(result.content[0].text)  # type: ignore[union-attr]
+
+                group.start_soon(greet_first)
+                await asked.wait()
+                with pytest.raises(SdkError) as refused:
+                    await second.call_tool("greet", {})
+                release.set()
+                assert refused.value.error.code == -32603
+                assert "1 requests to clients already wait for an answer (max_pending_client_requests)" in (
+                    refused.value.error.message
+                )
+        assert answered == ["Hi, Ada!"]
+    finally:
+        stop(process)  # type: ignore[arg-type]
