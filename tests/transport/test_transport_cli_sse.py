@@ -13,6 +13,7 @@ from mcp import Client as SdkClient
 from mcp import ClientSession
 from mcp import MCPError as SdkError
 from mcp.client.sse import sse_client
+from transport_asgi import LEGACY_HEADERS, initialize_body
 from transport_cli_processes import StderrLines, start, stop
 
 from mcpdi_transport._cli import _parser  # pyright: ignore[reportPrivateUsage]
@@ -50,18 +51,6 @@ from mcpdi import MCPServer
 mcp = MCPServer("Open")
 """
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
-LEGACY = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
-
 
 def served(tmp_path: Path, source: str, *flags: str) -> tuple[object, str]:
     (tmp_path / "server.py").write_text(source)
@@ -97,8 +86,11 @@ async def test_max_sessions_per_peer_refuses_the_next_session_over_http_and_sse(
     try:
         with anyio.fail_after(30):
             async with httpx2.AsyncClient(timeout=10) as http:
-                statuses = [(await http.post(url, json=INIT, headers=LEGACY)).status_code for _ in range(3)]
-                refused = await http.post(url, json=INIT, headers=LEGACY)
+                statuses = [
+                    (await http.post(url, json=initialize_body(), headers=LEGACY_HEADERS)).status_code
+                    for _ in range(3)
+                ]
+                refused = await http.post(url, json=initialize_body(), headers=LEGACY_HEADERS)
         assert statuses == [200, 200, 429]
         assert "max_sessions_per_peer=2" in refused.text
     finally:
