@@ -200,3 +200,41 @@ async def test_stdio_server_yields_the_pair_run_takes() -> None:
 def test_a_progress_notification_handler_is_refused_naming_the_change() -> None:
     with pytest.raises(TypeError, match=r"^@server\.progress_notification\(\) is not served by mcpdi"):
         Server("x").progress_notification()
+
+
+NEEDS_JSONSCHEMA = (
+    "checking a tool's inputSchema or outputSchema needs the jsonschema package, as in 1.x: "
+    "pip install jsonschema"
+)
+
+
+def test_without_jsonschema_validating_input_is_refused_when_the_handler_is_registered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "jsonschema", None)  # as if it were not installed
+    server = Server("x")
+    with pytest.raises(ImportError) as refused:
+        server.call_tool()
+    assert str(refused.value) == f"{NEEDS_JSONSCHEMA}, or pass @server.call_tool(validate_input=False)"
+    server.call_tool(validate_input=False)  # asked not to check, it needs nothing
+
+
+async def test_without_jsonschema_an_output_schema_fails_the_call_instead_of_going_unchecked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "jsonschema", None)
+    server = Server("x")
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+
+    @server.list_tools()
+    async def list_tools() -> list[mcp_types.Tool]:
+        return [mcp_types.Tool(name="count", input_schema={"type": "object"}, output_schema=schema)]
+
+    @server.call_tool(validate_input=False)
+    async def call_tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"n": "not a number"}
+
+    with anyio.fail_after(20):
+        async with McpdiClient(server) as client:
+            result = await client.call_tool("count", {})
+    assert plain(result) == error(f"Output validation error: {NEEDS_JSONSCHEMA}")

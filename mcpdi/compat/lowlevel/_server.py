@@ -9,7 +9,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 import mcp_types as types
 
@@ -171,6 +171,13 @@ class Server(_LowLevelServer[Any]):
         return self._tools.get(name)
 
     def call_tool(self, *, validate_input: bool = True) -> Callable[[F], F]:
+        if validate_input:
+            try:
+                _jsonschema()
+            except ImportError as error:
+                msg = f"{error}, or pass @server.call_tool(validate_input=False)"
+                raise ImportError(msg) from None
+
         def decorator(func: F) -> F:
             async def answer(params: types.CallToolRequestParams) -> types.CallToolResult:
                 arguments = dict(params.arguments or {})
@@ -263,15 +270,27 @@ class Server(_LowLevelServer[Any]):
             raise TypeError(msg)
 
 
-def _invalid(arguments: dict[str, Any], schema: dict[str, Any]) -> str | None:
+_NEEDS_JSONSCHEMA: Final = (
+    "checking a tool's inputSchema or outputSchema needs the jsonschema package, as in 1.x: "
+    "pip install jsonschema"
+)
+
+
+def _jsonschema() -> Any:
+    """The `jsonschema` module; a clear ImportError when it is not installed."""
     try:
-        import jsonschema  # optional: validation needs it, as in 1.x
+        import jsonschema
     except ModuleNotFoundError:
-        return None
+        raise ImportError(_NEEDS_JSONSCHEMA) from None
+    return jsonschema
+
+
+def _invalid(arguments: dict[str, Any], schema: dict[str, Any]) -> str | None:
+    jsonschema = _jsonschema()
     try:
         jsonschema.validate(instance=arguments, schema=schema)
     except jsonschema.ValidationError as error:
-        return error.message
+        return str(error.message)
     return None
 
 
@@ -295,7 +314,10 @@ def _tool_result(results: Any, tool: types.Tool | None) -> types.CallToolResult:
     if schema is not None:
         if structured is None:
             return _error("Output validation error: outputSchema defined but no structured output returned")
-        problem = _invalid(structured, schema)
+        try:
+            problem = _invalid(structured, schema)
+        except ImportError as error:
+            return _error(f"Output validation error: {error}")
         if problem is not None:
             return _error(f"Output validation error: {problem}")
     return types.CallToolResult(content=content, structured_content=structured, is_error=False)
