@@ -5,7 +5,7 @@ Its name comes from `BACKEND` (also the prefix of its session ids), the state ke
 With `SHARED_SESSIONS=1` its handshake-era sessions live in that Redis too (no prefix then: any
 backend serves any session), each Redis command waiting at most `REDIS_TIMEOUT` seconds, the
 process's lease lasting `PROCESS_LEASE` seconds, and a question to the client at most
-`CLIENT_REQUEST_TIMEOUT` seconds.
+`CLIENT_REQUEST_TIMEOUT` seconds; a session buffers at most `MAX_BUFFERED_BYTES` of events.
 """
 
 from __future__ import annotations
@@ -77,6 +77,16 @@ async def steps(count: int, ctx: Context) -> str:
 
 
 @mcp.tool()
+async def hold(kilobytes: int, ctx: Context, pause: float = 0.0) -> str:
+    """Log a kilobyte `kilobytes` times, `pause` seconds apart, then take 30 s (the stream stays open)."""
+    for n in range(kilobytes):
+        await ctx.info(f"{n:04d} on {BACKEND} " + "x" * 1000)
+        await anyio.sleep(pause)
+    await anyio.sleep(30)
+    return f"held on {BACKEND}"
+
+
+@mcp.tool()
 async def wait(seconds: float) -> str:
     """Take a while."""
     await anyio.sleep(seconds)
@@ -91,6 +101,8 @@ if __name__ == "__main__":
         options: dict[str, object] = {"sessions": sessions}
     else:
         options = {"session_id_prefix": f"{BACKEND}-"}
+    if "MAX_BUFFERED_BYTES" in os.environ:
+        options["max_buffered_bytes"] = int(os.environ["MAX_BUFFERED_BYTES"])
     if "CLIENT_REQUEST_TIMEOUT" in os.environ:
         options["client_request_timeout"] = float(os.environ["CLIENT_REQUEST_TIMEOUT"])
     serve = functools.partial(serve_http, mcp, "127.0.0.1", int(sys.argv[1]), **options)
