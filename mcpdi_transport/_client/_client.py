@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from importlib import metadata
 from types import TracebackType
@@ -17,9 +17,12 @@ from pydantic import BaseModel
 from mcpdi.lowlevel import (
     HEADER_MISMATCH,
     HeaderParam,
+    InputRequired,
     MCPError,
+    drive_rounds,
     find_invalid_x_mcp_header,
     mcp_param_headers,
+    read_input_required,
     x_mcp_header_params,
 )
 from mcpdi_transport._client._callbacks import (
@@ -36,7 +39,6 @@ from mcpdi_transport._client._client_session import ClientSession, Mode
 from mcpdi_transport._client._http import HttpChannel, open_http_channel
 from mcpdi_transport._client._listen import Subscription, listen
 from mcpdi_transport._client._memory import RunnableServer, open_memory_channel
-from mcpdi_transport._client._rounds import Resend, drive_rounds
 from mcpdi_transport._client._sdk_options import completion_params, sdk_client_options
 from mcpdi_transport._client._sdk_session import SessionView, round_params
 from mcpdi_transport._client._stdio import StdioTarget, open_stdio_channel
@@ -46,6 +48,9 @@ __all__ = ("Client",)
 logger = logging.getLogger("mcpdi_transport.client")
 
 _ResultT = TypeVar("_ResultT", bound=BaseModel)
+
+Resend = Callable[[dict[str, Any] | None, str | None], Awaitable[dict[str, Any]]]
+"""Re-send the original request with (`inputResponses`, `requestState`) under a fresh id: its raw result."""
 _RELIST_PAGES = 100
 
 
@@ -434,9 +439,17 @@ class Client:
     async def _drive(self, first: dict[str, Any], send: Resend, what: str) -> dict[str, Any]:
         if self._session.era != "modern":
             return first
+
+        def read(result: dict[str, Any]) -> dict[str, Any] | InputRequired:
+            pending = read_input_required(result, what)
+            return result if pending is None else pending
+
+        async def resend(answers: dict[str, Any] | None, state: str | None) -> dict[str, Any] | InputRequired:
+            return read(await send(answers, state))
+
         return await drive_rounds(
-            first,
-            resend=send,
+            read(first),
+            send=resend,
             answer=self._session.answer_input_request,
             max_rounds=self._max_rounds,
             what=what,
