@@ -92,7 +92,10 @@ class Client:
     after `max_rounds` rounds. `log_level` opts in to log messages per request in the
     2026-07-28 era. `headers` are sent with every HTTP request (e.g. authorization); a
     server object in memory reads them in `ctx.headers`; a stdio server reads none, so they
-    are refused there.
+    are refused there. `raise_exceptions=True` makes a server object in memory fail a request
+    whose handler crashed with `MCPError(-32603, str(exception))` raised from that exception
+    (as the official SDK's in-memory client does); over HTTP and stdio the wire carries only
+    the server's generic error, so it changes nothing there.
 
     Errors the server answers with are raised as `mcpdi.MCPError(code, message, data)`.
     """
@@ -121,7 +124,7 @@ class Client:
         prior_discover: object | None = None,
     ) -> None:
         max_rounds = sdk_client_options(
-            max_rounds, input_required_max_rounds, extensions, raise_exceptions, cache, prior_discover
+            max_rounds, input_required_max_rounds, extensions, cache, prior_discover
         )
         if mode not in ("auto", "legacy") and mode not in MODERN_PROTOCOL_VERSIONS:
             msg = (
@@ -141,6 +144,7 @@ class Client:
             raise ValueError(msg)
         self._mode = mode
         self._headers = dict(headers or {})
+        self._raise_exceptions = raise_exceptions
         self._max_rounds = max_rounds
         self._discover_timeout = discover_timeout
         callbacks = Callbacks(
@@ -184,7 +188,9 @@ class Client:
             return open_stdio_channel(target, self._session)
         if isinstance(target, ChannelTarget):
             return target.open(self._session)
-        return open_memory_channel(target, self._session, self._headers)
+        return open_memory_channel(
+            target, self._session, self._headers, raise_exceptions=self._raise_exceptions
+        )
 
     @property
     def protocol_version(self) -> str:
