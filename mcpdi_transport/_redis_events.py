@@ -248,7 +248,7 @@ class RedisEvents:
         await self._reach(self._forget(keys=keys, args=[key, writer]))
 
     async def exists(self, key: str) -> bool:
-        return bool(await self._reach(self._client.exists(self._events(key))))
+        return bool(await self._reach(self._client.exists(self._events(key), self._writer(key))))
 
     async def read(self, key: str, after: int, *, wait: float) -> tuple[list[tuple[int, bytes]], bool]:
         start = f"1-{after}" if after >= 0 else "0-0"
