@@ -24,6 +24,8 @@ from mcpdi.lowlevel._errors import MCPError as MCPError
 from mcpdi.lowlevel._errors import NoBackChannel as NoBackChannel
 from mcpdi.lowlevel._errors import http_status_for as http_status_for
 from mcpdi.lowlevel._fast_sieve import sieve_plain_tool_result as sieve_plain_tool_result
+from mcpdi.lowlevel._http_scope import current_http_scope as current_http_scope
+from mcpdi.lowlevel._http_scope import serving_http_request as serving_http_request
 from mcpdi.lowlevel._jsonrpc import Invalid as Invalid
 from mcpdi.lowlevel._jsonrpc import Notification as Notification
 from mcpdi.lowlevel._jsonrpc import Request as Request
@@ -102,6 +104,7 @@ __all__ = (
     "ToolsListChanged",
     "check_modern_http_request",
     "classify_message",
+    "current_http_scope",
     "decode_header_value",
     "encode_header_value",
     "encode_message",
@@ -116,6 +119,7 @@ __all__ = (
     "parse_json",
     "request_message",
     "result_response",
+    "serving_http_request",
     "sieve_plain_tool_result",
     "unsupported_version",
     "validate_mcp_param_headers",

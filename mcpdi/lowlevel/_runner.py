@@ -136,7 +136,7 @@ class Runner(Generic[LifespanT]):
         if isinstance(kind, Request):
             return await self._answer(kind, connection, peer)
         if isinstance(kind, Notification):
-            self._take_notification(kind, connection)
+            await self._take_notification(kind, connection, peer)
             return None
         if isinstance(kind, Invalid):
             return error_response(kind.id, kind.error)
@@ -176,7 +176,7 @@ class Runner(Generic[LifespanT]):
 
     # -- notifications -------------------------------------------------------------
 
-    def _take_notification(self, note: Notification, connection: Connection) -> None:
+    async def _take_notification(self, note: Notification, connection: Connection, peer: Peer) -> None:
         if note.method == "notifications/cancelled":
             request_id = (note.params or {}).get("requestId")
             if is_request_id(request_id):
@@ -184,8 +184,34 @@ class Runner(Generic[LifespanT]):
         elif note.method == "notifications/initialized":
             if connection.era != "modern":
                 connection.initialized = True
+        elif (entry := self.server.notification_handler_for(note.method)) is not None:
+            await self._deliver(note, entry, connection, peer)
         else:
             logger.debug("ignored notification %r", note.method)
+
+    async def _deliver(
+        self, note: Notification, entry: HandlerEntry, connection: Connection, peer: Peer
+    ) -> None:
+        """Hand a client notification to its handler; nothing goes back, so failures are only logged."""
+        try:
+            params = entry.params_type.model_validate(note.params or {}, by_name=False)
+        except ValidationError as error:
+            logger.warning(
+                "dropped %r with invalid params: %s", note.method, describe_validation_error(error)
+            )
+            return
+        meta = (note.params or {}).get("_meta")
+        context = ServerRequestContext.for_request(
+            self.lifespan_context,
+            connection,
+            peer,
+            note.method,
+            meta=cast("Mapping[str, Any] | None", meta if isinstance(meta, Mapping) else None),
+        )
+        try:
+            await entry.handler(context, params)
+        except Exception:
+            logger.exception("handler for notification %r raised", note.method)
 
     # -- requests --------------------------------------------------------------------
 
