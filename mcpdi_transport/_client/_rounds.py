@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any, cast
 
 import anyio
@@ -39,29 +39,37 @@ class RoundLimitExceeded(RuntimeError):
         self.max_rounds = max_rounds
 
 
-def result_type_of(result: Mapping[str, Any], what: str) -> str:
-    """The result's `resultType` ("complete" when absent); any other value is refused."""
+def result_type_of(result: Mapping[str, Any], what: str, claimed: Collection[str] = ()) -> str:
+    """The result's `resultType` ("complete" when absent); any other value not `claimed` by one of
+    the client's extensions is refused."""
     kind = result.get("resultType", "complete")
-    if kind not in ("complete", "input_required"):
+    if kind not in ("complete", "input_required") and kind not in claimed:
         msg = f"{what} answered with resultType {kind!r}, which this client does not know"
         raise MCPError(INVALID_PARAMS, msg)
     return cast("str", kind)
 
 
 async def drive_rounds(
-    first: dict[str, Any], *, resend: Resend, answer: Answer, max_rounds: int, what: str
+    first: dict[str, Any],
+    *,
+    resend: Resend,
+    answer: Answer,
+    max_rounds: int,
+    what: str,
+    claimed: Collection[str] = (),
 ) -> dict[str, Any]:
     """Turn a result that may be `input_required` into the final, complete result.
 
     Every `inputRequests` entry of a round is answered concurrently; the retry carries
     the answers under the same keys and echoes `requestState` exactly as received (never
     parsed). A round with state only is retried after a short pause that doubles up to a
-    quarter second. `what` names the request in errors (e.g. "tools/call 'greet'").
+    quarter second. `what` names the request in errors (e.g. "tools/call 'greet'"). A result of
+    a `claimed` type ends the loop as a complete one does; its claim finishes it.
     """
     result = first
     rounds = 0
     pause = _FIRST_PAUSE
-    while result_type_of(result, what) == "input_required":
+    while result_type_of(result, what, claimed) == "input_required":
         rounds += 1
         if rounds > max_rounds:
             raise RoundLimitExceeded(what, max_rounds)

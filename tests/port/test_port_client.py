@@ -142,7 +142,6 @@ async def test_mcpdis_server_asks_mcpdis_client_a_sample_with_tools() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"extensions": [object()]}, r"Client\(extensions=\.\.\.\) is not served by mcpdi's client"),
         ({"raise_exceptions": True}, r"Client\(raise_exceptions=True\) is not taken by mcpdi's client"),
         (
             {"max_rounds": 2, "input_required_max_rounds": 3},
