@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import mcp_types as types
 from pydantic import BaseModel
 
+from mcpdi.lowlevel import read_input_required
 from mcpdi_transport._client._client_session import within_timeout
 from mcpdi_transport._client._extensions import UnexpectedClaimedResult
-from mcpdi_transport._client._rounds import result_type_of
 
 if TYPE_CHECKING:
     from mcpdi_transport._client._callbacks import ProgressCallback
@@ -169,7 +169,8 @@ class SessionView:
             return await send(round_params(params, responses, state))
 
         raw = await within_timeout(send(params), read_timeout_seconds, what.split(" ")[0])
-        if allow_input_required and result_type_of(raw, what, claimed) == "input_required":
+        unclaimed = raw.get("resultType") not in claimed
+        if allow_input_required and unclaimed and read_input_required(raw, what) is not None:
             return _parse(types.InputRequiredResult, raw)
         return await self._client.drive(raw, resend, what, claimed)
 
