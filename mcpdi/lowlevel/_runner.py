@@ -61,6 +61,13 @@ def _method_not_found(method: str) -> MCPError:
     return MCPError(METHOD_NOT_FOUND, "Method not found", method)
 
 
+def _claimed_shape(version: str, result: Mapping[str, Any]) -> bool:
+    kind = result.get("resultType")
+    return (
+        version in MODERN_PROTOCOL_VERSIONS and isinstance(kind, str) and kind not in types.CORE_RESULT_TYPES
+    )
+
+
 def _invalid_params(method: str, error: ValidationError, *, skip: int = 0) -> MCPError:
     detail = describe_validation_error(error, skip=skip)
     return MCPError(INVALID_PARAMS, f"Invalid params for {method!r}: {detail}")
@@ -425,8 +432,15 @@ class Runner(Generic[LifespanT]):
             raise MCPError(INTERNAL_ERROR, str(error)) from None
 
     def _sieve(self, method: str, version: str, result: dict[str, Any]) -> dict[str, Any]:
-        """Validate a spec method's result against `version`'s schema and keep only its fields."""
+        """Validate a spec method's result against `version`'s schema and keep only its fields.
+
+        A 2026-07-28 result whose `resultType` is outside the core vocabulary is a shape an
+        extension claims (`ResultClaim` on the client): the schema does not describe it, so it
+        passes as the extension built it, as the official SDK passes it.
+        """
         if method != "initialize" and method not in methods().SPEC_CLIENT_METHODS:
+            return result
+        if _claimed_shape(version, result):
             return result
         if method == "tools/call" and (plain := sieve_plain_tool_result(version, result)) is not None:
             return plain
