@@ -84,8 +84,8 @@ async def shut_down_while_calls_run(
             group.start_soon(modern, client, "blocking", "block", 30.0)
         group.start_soon(legacy, client, 30.0)
         long_calls = 3 if blocking else 2
-        for _ in range(long_calls + 1):  # each waits up to 30 s, in a thread
-            await anyio.to_thread.run_sync(lines.until, "started ")
+        for _ in range(long_calls + 1):  # each waits up to 30 s, in a thread a failed call abandons
+            await anyio.to_thread.run_sync(lines.until, "started ", abandon_on_cancel=True)
         signalled = time.monotonic()
         process.send_signal(number)
     with anyio.fail_after(20):
