@@ -73,6 +73,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi.lowlevel import PromptsListChanged as PromptsListChanged
     from mcpdi.lowlevel import ResourcesListChanged as ResourcesListChanged
     from mcpdi.lowlevel import ResourceUpdated as ResourceUpdated
+    from mcpdi.lowlevel import RoundLimitExceeded as RoundLimitExceeded
     from mcpdi.lowlevel import Server as Server
     from mcpdi.lowlevel import ServerEvent as ServerEvent
     from mcpdi.lowlevel import ServerRequestContext as ServerRequestContext
@@ -122,6 +123,7 @@ _HOMES: dict[str, str] = {
     "ResourceError": "mcpdi._errors",
     "ResourceNotFoundError": "mcpdi._errors",
     "ResourceSecurity": "mcpdi._resources._security",
+    "RoundLimitExceeded": "mcpdi.lowlevel",
     "RoundOutcome": "mcpdi.engine",
     "Sample": "mcpdi._asking",
     "Server": "mcpdi.lowlevel",
@@ -196,6 +198,7 @@ __all__ = (
     "ResourceSecurity",
     "ResourceUpdated",
     "ResourcesListChanged",
+    "RoundLimitExceeded",
     "RoundOutcome",
     "Sample",
     "Server",

@@ -344,6 +344,7 @@ class MCPServer(Registering, Identity, Generic[LifespanT]):
         capabilities: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
         principal: AccessToken | None = None,
+        max_rounds: int = 10,
     ) -> CallToolResult:
         """Call a tool in memory, as a client would, answering its questions from `answers`.
 
@@ -364,7 +365,8 @@ class MCPServer(Registering, Identity, Generic[LifespanT]):
 
         `principal` is the verified access token the call runs with, as if a client had sent
         it over HTTP: `required_scopes` are checked against it and `requestState` is sealed
-        to it (the server's own verifier is not asked).
+        to it (the server's own verifier is not asked). A tool still asking after `max_rounds`
+        answered rounds raises `RoundLimitExceeded`, as `Client(max_rounds=...)` does.
         """
         from mcpdi._in_memory._calls import call_tool
 
@@ -379,6 +381,7 @@ class MCPServer(Registering, Identity, Generic[LifespanT]):
                 protocol_version=protocol_version,
                 capabilities=capabilities,
                 headers=headers,
+                max_rounds=max_rounds,
             )
 
     async def __aenter__(self) -> MCPServer[LifespanT]:

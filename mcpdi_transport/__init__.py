@@ -9,6 +9,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcpdi.lowlevel import RoundLimitExceeded as RoundLimitExceeded
     from mcpdi_transport._client._callbacks import ClientRequestContext as ClientRequestContext
     from mcpdi_transport._client._callbacks import ElicitationCallback as ElicitationCallback
     from mcpdi_transport._client._callbacks import ListRootsCallback as ListRootsCallback
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from mcpdi_transport._client._listen import ListenNotSupportedError as ListenNotSupportedError
     from mcpdi_transport._client._listen import Subscription as Subscription
     from mcpdi_transport._client._listen import SubscriptionLost as SubscriptionLost
-    from mcpdi_transport._client._rounds import RoundLimitExceeded as RoundLimitExceeded
     from mcpdi_transport._client._stdio import StdioTarget as StdioTarget
     from mcpdi_transport._http._app import build_http_app as build_http_app
     from mcpdi_transport._http._sse_transport import build_sse_app as build_sse_app
@@ -96,7 +96,7 @@ _HOMES = {
     "ClientRequestContext": "mcpdi_transport._client._callbacks",
     "RequestContext": "mcpdi_transport._client._callbacks",
     "SamplingCallback": "mcpdi_transport._client._callbacks",
-    "RoundLimitExceeded": "mcpdi_transport._client._rounds",
+    "RoundLimitExceeded": "mcpdi.lowlevel",
     "StdioTarget": "mcpdi_transport._client._stdio",
     "RedisReplayStore": "mcpdi_transport._redis",
     "StoreUnavailable": "mcpdi_transport._redis",

@@ -158,6 +158,7 @@ async def call_tool(
     protocol_version: str,
     capabilities: Mapping[str, Any] | None,
     headers: Mapping[str, str] | None,
+    max_rounds: int,
 ) -> CallToolResult:
     """`MCPServer.call_tool`: the tool's result; a failed call raises `ToolError` with its cause.
 
@@ -185,6 +186,7 @@ async def call_tool(
             capabilities=capabilities,
             headers=headers,
             on_failure=causes.append,
+            max_rounds=max_rounds,
         )
     if result.is_error:
         raise_tool_failure(result, causes)

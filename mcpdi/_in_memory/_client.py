@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 
-from mcpdi._in_memory._rounds import InputRequired, answer_rounds
+from mcpdi.lowlevel._client_rounds import InputRequired, drive_rounds, read_input_required
 from mcpdi.lowlevel._connection import Connection
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.lowlevel._runner import Runner
@@ -39,6 +39,12 @@ def wire_answer(answer: Any) -> dict[str, Any]:
     if callable(dump):
         return cast("dict[str, Any]", dump(mode="json", by_alias=True, exclude_none=True))
     return dict(answer)
+
+
+def _describe(method: str, params: Mapping[str, Any]) -> str:
+    """How errors name a request, as `Client` names it: "tools/call 'greet'"."""
+    subject = params.get("name", params.get("uri"))
+    return method if subject is None else f"{method} {subject!r}"
 
 
 class ScriptedPeer:
@@ -153,45 +159,41 @@ class InMemoryClient:
     async def request(
         self, method: str, params: Mapping[str, Any] | None = None, *, max_rounds: int = 10
     ) -> Exchange:
-        """A request, answering `inputRequests` from the script until the result is complete."""
+        """A request, answering `inputRequests` from the script until the result is complete.
+
+        More than `max_rounds` answered rounds raise `RoundLimitExceeded`, as `Client` does."""
         base = dict(params or {})
         asked_before = len(self.peer.requests)
-        self.round = 1
+        what = _describe(method, base)
+        self.round = 0
         exchange = Exchange({})
 
-        def answer(
-            round_number: int, key: str, method: str, params: Mapping[str, Any] | None
-        ) -> dict[str, Any]:
-            self.round = round_number
-            exchange.asked.append((method, params))
+        async def answer(key: str, asked: str, asked_params: Mapping[str, Any] | None) -> dict[str, Any]:
+            exchange.asked.append((asked, asked_params))
             if self.peer.script is None:
-                msg = f"the server asked {method!r} and the client has no script"
+                msg = f"the server asked {asked!r} and the client has no script"
                 raise AssertionError(msg)
-            return wire_answer(self.peer.script(key, method, params))
+            return wire_answer(self.peer.script(key, asked, asked_params))
 
-        async def resend(answers: dict[str, Any], state: str | None) -> dict[str, Any]:
-            retry = {**base, "inputResponses": answers}
+        async def send(answers: dict[str, Any] | None, state: str | None) -> dict[str, Any] | InputRequired:
+            self.round += 1
+            retry = dict(base)
+            if answers is not None:
+                retry["inputResponses"] = answers
             if state is not None:
                 retry["requestState"] = state
-            return await self.send(method, retry)
+            response = await self.send(method, retry)
+            result = response.get("result")
+            pending = read_input_required(result, what) if self.modern and result is not None else None
+            return response if pending is None else pending
 
-        exchange.response, exchange.rounds = await answer_rounds(
-            await self.send(method, base),
-            input_required=self._input_required,
-            answer=answer,
-            resend=resend,
-            max_rounds=max_rounds,
-            what=method,
+        exchange.response = await drive_rounds(
+            await send(None, None), send=send, answer=answer, max_rounds=max_rounds, what=what
         )
+        exchange.rounds = self.round
         if not self.modern:
             exchange.asked.extend(self.peer.requests[asked_before:])
         return exchange
-
-    def _input_required(self, response: dict[str, Any]) -> InputRequired | None:
-        result = response.get("result")
-        if not self.modern or result is None or result.get("resultType") != "input_required":
-            return None
-        return InputRequired(result.get("inputRequests") or {}, result.get("requestState"))
 
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None = None, **options: Any

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from mcpdi._in_memory._client import ALL_CAPABILITIES, MODERN, Script, ScriptedPeer, wire_answer
 from mcpdi._in_memory._lifespan import session_of
-from mcpdi._in_memory._rounds import InputRequired, answer_rounds
+from mcpdi.lowlevel._client_rounds import InputRequired, drive_rounds, read_input_required
 from mcpdi.lowlevel._connection import Connection
 from mcpdi.lowlevel._context import ServerRequestContext
 from mcpdi.lowlevel._envelope import Envelope
@@ -72,15 +72,12 @@ def _client(version: str, capabilities: Mapping[str, Any] | None) -> _Client:
     return client
 
 
-def _wire(value: Any) -> dict[str, Any]:
-    return value.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
-def _input_required(result: CallToolResult | InputRequiredResult) -> InputRequired | None:
+def _read_round(result: CallToolResult | InputRequiredResult, what: str) -> CallToolResult | InputRequired:
+    """A final result as it is; an `input_required` one read from its wire form, as any client reads it."""
     if not isinstance(result, InputRequiredResult):
-        return None
-    requests = {key: _wire(request) for key, request in (result.input_requests or {}).items()}
-    return InputRequired(requests, result.request_state)
+        return result
+    wire = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return cast("InputRequired", read_input_required(wire, what))  # its resultType is always input_required
 
 
 async def call_tool_directly(
@@ -122,19 +119,16 @@ async def call_tool_directly(
         )
         return await entry.handler(context, params)
 
-    async def resend(answers: dict[str, Any], state: str | None) -> CallToolResult | InputRequiredResult:
-        return await call(
-            CallToolRequestParams(
-                name=name, arguments=dict(arguments), input_responses=answers, request_state=state
-            )
-        )
+    what = f"tools/call {name!r}"
 
-    result, _ = await answer_rounds(
-        await call(params),
-        input_required=_input_required,
-        answer=lambda _round, key, method, params: wire_answer(script(key, method, params)),
-        resend=resend,
-        max_rounds=max_rounds,
-        what=f"tool {name!r}",
-    )
-    return cast("CallToolResult", result)
+    async def send(answers: dict[str, Any] | None, state: str | None) -> CallToolResult | InputRequired:
+        retry = CallToolRequestParams(
+            name=name, arguments=dict(arguments), input_responses=answers, request_state=state
+        )
+        return _read_round(await call(retry), what)
+
+    async def answer(key: str, method: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        return wire_answer(script(key, method, params))
+
+    first = _read_round(await call(params), what)
+    return await drive_rounds(first, send=send, answer=answer, max_rounds=max_rounds, what=what)

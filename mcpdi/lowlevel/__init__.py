@@ -4,8 +4,17 @@ This is the one door between the MCP layer and any transport. A transport reads 
 classifies each message (`classify_message`), hands requests to a `Runner` bound to a
 `Connection`, and writes the response objects it returns; the core never touches a socket.
 `mcpdi_transport` is built on these names alone, and so can any other transport.
+
+A client's side of a 2026-07-28 multi-round request is here too (`drive_rounds`): every client
+of mcpdi, over a transport or in memory, answers `inputRequests` with this one loop.
 """
 
+from mcpdi.lowlevel._client_rounds import AnswerInputRequest as AnswerInputRequest
+from mcpdi.lowlevel._client_rounds import InputRequired as InputRequired
+from mcpdi.lowlevel._client_rounds import RoundLimitExceeded as RoundLimitExceeded
+from mcpdi.lowlevel._client_rounds import RoundRequest as RoundRequest
+from mcpdi.lowlevel._client_rounds import drive_rounds as drive_rounds
+from mcpdi.lowlevel._client_rounds import read_input_required as read_input_required
 from mcpdi.lowlevel._connection import Connection as Connection
 from mcpdi.lowlevel._connection import Era as Era
 from mcpdi.lowlevel._connection import Peer as Peer
@@ -73,6 +82,7 @@ __all__ = (
     "PARSE_ERROR",
     "SUBSCRIPTION_ID_META_KEY",
     "UNSUPPORTED_VERSION",
+    "AnswerInputRequest",
     "Connection",
     "CustomRoute",
     "Era",
@@ -80,6 +90,7 @@ __all__ = (
     "HeaderParam",
     "HeaderRules",
     "InMemorySubscriptionBus",
+    "InputRequired",
     "Invalid",
     "ListenHandler",
     "MCPError",
@@ -93,6 +104,8 @@ __all__ = (
     "ResourceUpdated",
     "ResourcesListChanged",
     "Response",
+    "RoundLimitExceeded",
+    "RoundRequest",
     "Runner",
     "Server",
     "ServerEvent",
@@ -103,6 +116,7 @@ __all__ = (
     "check_modern_http_request",
     "classify_message",
     "decode_header_value",
+    "drive_rounds",
     "encode_header_value",
     "encode_message",
     "error_from_object",
@@ -114,6 +128,7 @@ __all__ = (
     "mcp_param_headers",
     "notification_message",
     "parse_json",
+    "read_input_required",
     "request_message",
     "result_response",
     "sieve_plain_tool_result",

@@ -63,6 +63,9 @@ class Connection:
     kept), the runner checks them against the request before serving it (`_http_checks`).
     `standalone`, set by a transport that can, sends a notification to the client outside
     any request (the handshake era's GET stream, stdout): `resources/subscribe` needs it.
+    `handler_failures`, set by an in-process peer that wants a crashing handler's exception
+    itself (the client's `raise_exceptions=True`), receives each one by request id; the
+    request is then answered `-32603` with the exception's text instead of a generic one.
     """
 
     __slots__ = (
@@ -70,6 +73,7 @@ class Connection:
         "client_capabilities",
         "client_info",
         "era",
+        "handler_failures",
         "http_headers",
         "in_flight",
         "initialized",
@@ -91,6 +95,7 @@ class Connection:
     in_flight: dict[RequestId, anyio.CancelScope]
     http_headers: Sequence[tuple[str, str]] | None
     standalone: Callable[[str, Mapping[str, Any] | None], Awaitable[None]] | None
+    handler_failures: dict[RequestId, Exception] | None
 
     def __init__(
         self, era: Era = "unset", *, locks_era: bool = False, transport_cancels: bool = False
@@ -106,6 +111,7 @@ class Connection:
         self.in_flight = {}
         self.http_headers = None
         self.standalone = None
+        self.handler_failures = None
 
     @classmethod
     def for_stream(cls, *, transport_cancels: bool = False) -> Connection:

@@ -396,9 +396,13 @@ class Runner(Generic[LifespanT]):
         except ValidationError as error:
             logger.info("handler for %r rejected its input: %s", method, error)
             raise _invalid_params(method, error) from None
-        except Exception:
+        except Exception as error:
             logger.exception("handler for %r raised", method)
-            raise MCPError(INTERNAL_ERROR, "Internal server error") from None
+            failures = context.connection.handler_failures
+            if failures is None or context.request_id is None:
+                raise MCPError(INTERNAL_ERROR, "Internal server error") from None
+            failures[context.request_id] = error
+            raise MCPError(INTERNAL_ERROR, str(error)) from None
 
     def _sieve(self, method: str, version: str, result: dict[str, Any]) -> dict[str, Any]:
         """Validate a spec method's result against `version`'s schema and keep only its fields."""

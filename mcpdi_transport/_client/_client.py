@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from importlib import metadata
 from types import TracebackType
@@ -17,9 +17,12 @@ from pydantic import BaseModel
 from mcpdi.lowlevel import (
     HEADER_MISMATCH,
     HeaderParam,
+    InputRequired,
     MCPError,
+    drive_rounds,
     find_invalid_x_mcp_header,
     mcp_param_headers,
+    read_input_required,
     x_mcp_header_params,
 )
 from mcpdi_transport._client._callbacks import (
@@ -36,7 +39,6 @@ from mcpdi_transport._client._client_session import ClientSession, Mode
 from mcpdi_transport._client._http import HttpChannel, open_http_channel
 from mcpdi_transport._client._listen import Subscription, listen
 from mcpdi_transport._client._memory import RunnableServer, open_memory_channel
-from mcpdi_transport._client._rounds import Resend, drive_rounds
 from mcpdi_transport._client._sdk_options import completion_params, sdk_client_options
 from mcpdi_transport._client._sdk_session import SessionView, round_params
 from mcpdi_transport._client._stdio import StdioTarget, open_stdio_channel
@@ -46,6 +48,9 @@ __all__ = ("Client",)
 logger = logging.getLogger("mcpdi_transport.client")
 
 _ResultT = TypeVar("_ResultT", bound=BaseModel)
+
+Resend = Callable[[dict[str, Any] | None, str | None], Awaitable[dict[str, Any]]]
+"""Re-send the original request with (`inputResponses`, `requestState`) under a fresh id: its raw result."""
 _RELIST_PAGES = 100
 
 
@@ -87,7 +92,10 @@ class Client:
     after `max_rounds` rounds. `log_level` opts in to log messages per request in the
     2026-07-28 era. `headers` are sent with every HTTP request (e.g. authorization); a
     server object in memory reads them in `ctx.headers`; a stdio server reads none, so they
-    are refused there.
+    are refused there. `raise_exceptions=True` makes a server object in memory fail a request
+    whose handler crashed with `MCPError(-32603, str(exception))` raised from that exception
+    (as the official SDK's in-memory client does); over HTTP and stdio the wire carries only
+    the server's generic error, so it changes nothing there.
 
     Errors the server answers with are raised as `mcpdi.MCPError(code, message, data)`.
     """
@@ -116,7 +124,7 @@ class Client:
         prior_discover: object | None = None,
     ) -> None:
         max_rounds = sdk_client_options(
-            max_rounds, input_required_max_rounds, extensions, raise_exceptions, cache, prior_discover
+            max_rounds, input_required_max_rounds, extensions, cache, prior_discover
         )
         if mode not in ("auto", "legacy") and mode not in MODERN_PROTOCOL_VERSIONS:
             msg = (
@@ -136,6 +144,7 @@ class Client:
             raise ValueError(msg)
         self._mode = mode
         self._headers = dict(headers or {})
+        self._raise_exceptions = raise_exceptions
         self._max_rounds = max_rounds
         self._discover_timeout = discover_timeout
         callbacks = Callbacks(
@@ -179,7 +188,9 @@ class Client:
             return open_stdio_channel(target, self._session)
         if isinstance(target, ChannelTarget):
             return target.open(self._session)
-        return open_memory_channel(target, self._session, self._headers)
+        return open_memory_channel(
+            target, self._session, self._headers, raise_exceptions=self._raise_exceptions
+        )
 
     @property
     def protocol_version(self) -> str:
@@ -434,9 +445,17 @@ class Client:
     async def _drive(self, first: dict[str, Any], send: Resend, what: str) -> dict[str, Any]:
         if self._session.era != "modern":
             return first
+
+        def read(result: dict[str, Any]) -> dict[str, Any] | InputRequired:
+            pending = read_input_required(result, what)
+            return result if pending is None else pending
+
+        async def resend(answers: dict[str, Any] | None, state: str | None) -> dict[str, Any] | InputRequired:
+            return read(await send(answers, state))
+
         return await drive_rounds(
-            first,
-            resend=send,
+            read(first),
+            send=resend,
             answer=self._session.answer_input_request,
             max_rounds=self._max_rounds,
             what=what,

@@ -8,7 +8,7 @@ from collections.abc import AsyncGenerator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Final, Protocol
 
-from mcpdi.lowlevel import Connection
+from mcpdi.lowlevel import Connection, error_from_object
 from mcpdi_transport._client._channel import ConnectionLost, Inbound
 
 __all__ = ("MemoryChannel", "RunnableServer", "open_memory_channel")
@@ -47,22 +47,36 @@ class _ClientPeer:
 class MemoryChannel:
     """Every message is copied through JSON, so what the server sees is what a wire would carry.
 
-    One `Connection` serves the whole client, as one stdio process would.
+    One `Connection` serves the whole client, as one stdio process would. With
+    `raise_exceptions`, a handler that crashes fails its request with `MCPError(-32603,
+    str(exception))` raised from the exception itself, as the official SDK's in-memory client does.
     """
 
     is_http = False
 
-    def __init__(self, runner: _Runner, inbound: Inbound, headers: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        runner: _Runner,
+        inbound: Inbound,
+        headers: Mapping[str, str] | None = None,
+        *,
+        raise_exceptions: bool = False,
+    ) -> None:
         self._runner = runner
         self._connection = Connection.for_stream()
         self._peer = _ClientPeer(inbound, headers)
         self._connection.standalone = self._peer.notify
+        if raise_exceptions:
+            self._connection.handler_failures = {}
 
     async def request(self, message: dict[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
         response = await self._runner.handle(_copy(message) or {}, self._connection, self._peer)
         if response is None:
             msg = f"The server gave no response to {message['method']!r}"
             raise ConnectionLost(msg)
+        failures = self._connection.handler_failures
+        if failures and (failure := failures.pop(message["id"], None)) is not None:
+            raise error_from_object(response.get("error")) from failure
         return _copy(response) or {}
 
     async def notify(self, message: dict[str, Any], headers: Mapping[str, str]) -> None:
@@ -109,10 +123,14 @@ def _copy(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 @asynccontextmanager
 async def open_memory_channel(
-    server: RunnableServer, inbound: Inbound, headers: Mapping[str, str] | None = None
+    server: RunnableServer,
+    inbound: Inbound,
+    headers: Mapping[str, str] | None = None,
+    *,
+    raise_exceptions: bool = False,
 ) -> AsyncGenerator[MemoryChannel]:
     """Enter the server's lifespan and yield a channel to its runner; the server reads `headers`
     (the client's own, lower-cased, as an HTTP server would) in `ctx.headers`."""
     lowered = {name.lower(): value for name, value in headers.items()} if headers else None
     async with server.running() as runner:
-        yield MemoryChannel(runner, inbound, lowered)
+        yield MemoryChannel(runner, inbound, lowered, raise_exceptions=raise_exceptions)

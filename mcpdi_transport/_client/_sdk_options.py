@@ -16,7 +16,6 @@ def sdk_client_options(
     max_rounds: int | None,
     input_required_max_rounds: int | None,
     extensions: Sequence[Any] | None,
-    raise_exceptions: bool,
     cache: object | None = None,
     prior_discover: object | None = None,
 ) -> int:
@@ -34,13 +33,6 @@ def sdk_client_options(
         msg = (
             "Client(prior_discover=...) is not taken by mcpdi's client, which asks server/discover "
             "itself on connect (mode='auto' or a modern version); leave it out"
-        )
-        raise TypeError(msg)
-    if raise_exceptions:
-        msg = (
-            "Client(raise_exceptions=True) is not taken by mcpdi's client: a server's crash reaches the "
-            "client as the error the wire carries, and the server logs its traceback (read it with caplog, "
-            "or call the server in memory with MCPServer.call_tool, which raises)"
         )
         raise TypeError(msg)
     if max_rounds is not None and input_required_max_rounds is not None:

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 import mcp_types as types
 from pydantic import BaseModel
 
+from mcpdi.lowlevel import read_input_required
 from mcpdi_transport._client._client_session import within_timeout
-from mcpdi_transport._client._rounds import result_type_of
 
 if TYPE_CHECKING:
     from mcpdi_transport._client._callbacks import ProgressCallback
@@ -134,7 +134,7 @@ class SessionView:
             return await send(round_params(params, responses, state))
 
         raw = await within_timeout(send(params), read_timeout_seconds, what.split(" ")[0])
-        if allow_input_required and result_type_of(raw, what) == "input_required":
+        if allow_input_required and read_input_required(raw, what) is not None:
             return types.InputRequiredResult.model_validate(raw, by_alias=True, by_name=False)
         raw = await self._client.drive(raw, resend, what)
         return model.model_validate(raw, by_alias=True, by_name=False)

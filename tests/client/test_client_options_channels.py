@@ -142,11 +142,11 @@ SEPARATE = {
     "discover_timeout": "bounds server/discover; a server that answers in time is modern on every channel",
     "headers": "reach a server in memory and over HTTP; refused on stdio (test below)",
     "input_required_max_rounds": "the official SDK's name for max_rounds (test below)",
+    "raise_exceptions": "a crashing handler's exception in memory (tests/port/test_port_client.py)",
 }
 
 REFUSED: dict[str, tuple[Any, str]] = {
     "extensions": ([object()], r"^Client\(extensions=\.\.\.\) is not served by mcpdi's client"),
-    "raise_exceptions": (True, r"^Client\(raise_exceptions=True\) is not taken by mcpdi's client"),
     "cache": (object(), r"^Client\(cache=\.\.\.\) is not taken by mcpdi's client"),
     "prior_discover": (object(), r"^Client\(prior_discover=\.\.\.\) is not taken by mcpdi's client"),
 }

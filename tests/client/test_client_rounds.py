@@ -133,8 +133,8 @@ async def test_a_server_that_keeps_asking_hits_the_round_cap() -> None:
         with pytest.raises(RoundLimitExceeded) as caught:
             await client.call_tool("greet")
     assert str(caught.value) == snapshot(
-        "tools/call 'greet' still asked for input after 3 rounds; pass Client(..., "
-        "max_rounds=N) with N > 3 if it legitimately needs more"
+        "tools/call 'greet' still asked for input after 3 rounds; pass max_rounds=N with N > 3 "
+        "if it legitimately needs more"
     )
     assert channel.methods().count("tools/call") == 4
 

@@ -76,7 +76,7 @@ async def test_a_call_that_needs_more_rounds_than_allowed_names_the_cap(target: 
             await client.call_tool("favourite", {})
         assert str(caught.value) == snapshot(
             "tools/call 'favourite' still asked for input after 1 rounds; "
-            "pass Client(..., max_rounds=N) with N > 1 if it legitimately needs more"
+            "pass max_rounds=N with N > 1 if it legitimately needs more"
         )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import mcp
 import mcp_types as types
 import pytest
+from mcp.server.lowlevel import Server as SdkServer
 from mcp.shared.exceptions import MCPError as SdkMCPError
 from port_harness import MODES, load, serve, text, wire
 
@@ -143,7 +144,6 @@ async def test_mcpdis_server_asks_mcpdis_client_a_sample_with_tools() -> None:
     ("options", "message"),
     [
         ({"extensions": [object()]}, r"Client\(extensions=\.\.\.\) is not served by mcpdi's client"),
-        ({"raise_exceptions": True}, r"Client\(raise_exceptions=True\) is not taken by mcpdi's client"),
         (
             {"max_rounds": 2, "input_required_max_rounds": 3},
             r"Client takes max_rounds= or input_required_max_rounds= \(the official SDK's name\), not both",
@@ -172,3 +172,59 @@ async def test_cache_none_and_prior_discover_none_are_taken() -> None:
         mcpdi_transport.Client(served, cache=None, prior_discover=None) as client,
     ):
         assert text(await client.call_tool("slow", {"seconds": 0})) == "done"
+
+
+def crashing_servers() -> dict[str, Any]:
+    """The same low-level server, a `tools/list` handler that crashes, in the SDK and in mcpdi."""
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        raise ValueError("the tool table is gone")
+
+    return {
+        "sdk": SdkServer("crashing", on_list_tools=list_tools),
+        "mcpdi": mcpdi.lowlevel.Server("crashing", on_list_tools=list_tools),
+    }
+
+
+@pytest.mark.parametrize("raise_exceptions", [True, False])
+async def test_raise_exceptions_hands_an_in_memory_crash_to_the_caller_as_the_sdk_does(
+    raise_exceptions: bool,
+) -> None:
+    seen: dict[str, Any] = {}
+    for flavour, server in crashing_servers().items():
+        async with CLIENTS[flavour](server, raise_exceptions=raise_exceptions) as client:
+            with pytest.raises((SdkMCPError, mcpdi.MCPError)) as raised:
+                await client.list_tools()
+        cause = raised.value.__cause__
+        seen[flavour] = (error_of(raised.value), type(cause).__name__, str(cause) if cause else None)
+    expected = (
+        ((-32603, "the tool table is gone"), "ValueError", "the tool table is gone")
+        if raise_exceptions
+        else ((-32603, "Internal server error"), "NoneType", None)
+    )
+    assert seen == {"sdk": expected, "mcpdi": expected}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_raise_exceptions_leaves_the_next_request_and_other_errors_as_they_were(mode: str) -> None:
+    calls: list[str] = []
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        calls.append("list")
+        if len(calls) == 1:
+            raise KeyError("first")
+        return types.ListToolsResult(tools=[])
+
+    async def read_resource(ctx: Any, params: Any) -> Any:
+        raise mcpdi.MCPError(-32002, "no such resource")
+
+    server = mcpdi.lowlevel.Server("flaky", on_list_tools=list_tools, on_read_resource=read_resource)
+    async with mcpdi_transport.Client(server, mode=mode, raise_exceptions=True) as client:
+        with pytest.raises(mcpdi.MCPError) as crashed:
+            await client.list_tools()
+        assert isinstance(crashed.value.__cause__, KeyError)
+        assert (await client.list_tools()).tools == []
+        with pytest.raises(mcpdi.MCPError) as refused:
+            await client.read_resource("res://missing")
+    assert error_of(refused.value) == (-32002, "no such resource")
+    assert refused.value.__cause__ is None
