@@ -38,6 +38,8 @@ class InvalidResolverResult(TypeError):
 
 def wants_outcome(annotation: Any) -> bool:
     """`ElicitationResult[T]`, one of its members, or a union of members: the consumer branches."""
+    if type(annotation) is type:  # a plain class, the commonest annotation: no alias, no union
+        return issubclass(annotation, OUTCOME_TYPES)
     bare = unaliased(strip_annotated(annotation))
     if bare is ElicitationResult or get_origin(bare) is ElicitationResult:
         return True

@@ -34,6 +34,8 @@ __all__ = (
 
 
 def _question_arms(annotation: Any) -> list[Any]:
+    if type(annotation) is type:  # a plain class, the commonest return: one arm, itself
+        return [annotation] if issubclass(annotation, (Elicit, Sample, ListRoots)) else []
     bare = strip_annotated(annotation)
     arms = get_args(bare) if is_union(bare) else (bare,)
     found: list[Any] = []

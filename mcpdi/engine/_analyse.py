@@ -8,12 +8,20 @@ from collections.abc import Callable, Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
-from mcpdi.engine._annotations import context_type_of, misplaced_marker, top_level_markers
+from mcpdi.engine._annotations import (
+    Marked,
+    annotated_class,
+    context_type_of,
+    marked_by,
+    misplaced_marker,
+    top_level_markers,
+)
 from mcpdi.engine._callables import (
     CallableInfo,
     describe,
     display_name,
     identity_of,
+    working_directory,
 )
 from mcpdi.engine._errors import InvalidSignature
 from mcpdi.engine._resolve import Resolve
@@ -62,14 +70,30 @@ class Node:
     identity: Hashable
     info: CallableInfo
     inline: bool
-    inline_from: str  # "parameter 'p' of 'owner'": where the inline flag was decided
-    first_consumer: str
+    first_consumer: str  # the parameter through which it was first reached
     scope: Scope = "round"
-    path: tuple[str, ...] = ()
-    concurrent: bool = False  # how the root reaches it: "order_book(db)", "pool(settings)", ...
+    concurrent: bool = False
+    reached_from: Node | None = None  # the consumer that first reached it (None: the root)
     params: list[Param] = field(default_factory=lambda: [])
     preorder: int = 0
     postorder: int = 0
+
+    @property
+    def inline_from(self) -> str:
+        """ "parameter 'p' of 'owner'": where the flags of the resolver were decided (for errors)."""
+        return _where(self.first_consumer, self.reached_from)
+
+    @property
+    def path(self) -> tuple[str, ...]:
+        """How the root reaches it: "order_book(db)", "pool(settings)", ... (for errors)."""
+        consumer = self.reached_from
+        if consumer is None:
+            return ()
+        return (*consumer.path, f"{consumer.info.name}({self.first_consumer})")
+
+
+def _where(parameter: str, consumer: Node | None) -> str:
+    return f"parameter {parameter!r} of {consumer.info.name!r}" if consumer is not None else ""
 
 
 @dataclass(slots=True)
@@ -96,9 +120,10 @@ class _Analyser:
         self.visits = 0
         self.finished = 0
         self.root_identity: Hashable = None
+        self.below = working_directory()
 
     def analyse_root(self, fn: Callable[..., Any], name: str, inline: bool) -> Analysis:
-        info = describe(fn, role="Function", localns=self.localns)
+        info = describe(fn, role="Function", localns=self.localns, below=self.below)
         info = CallableInfo(
             info.fn,
             name,
@@ -109,7 +134,7 @@ class _Analyser:
             info.hints,
             info.cleanup,
         )
-        root = Node(identity_of(fn), info, inline, "", "")
+        root = Node(identity_of(fn), info, inline, "")
         self.root_identity = root.identity
         self.nodes[root.identity] = root
         root.params = [self.classify(info, p, "Function", root_arguments=None) for p in info.parameters]
@@ -128,9 +153,9 @@ class _Analyser:
         inline = marker.inline
         identity = identity_of(fn)
         self.edges.append((consumer.identity, identity))
-        where = f"parameter {param.parameter.name!r} of {consumer.info.name!r}"
         known = self.nodes.get(identity)
         if known is not None:
+            where = _where(param.parameter.name, consumer)
             # inline only matters for sync resolvers; the root is not a resolver (this edge is a cycle)
             if known.concurrent != marker.concurrent and identity != self.root_identity:
                 msg = (
@@ -168,17 +193,15 @@ class _Analyser:
                 "default), 'call' or 'app'."
             )
             raise InvalidSignature(msg, function=fn, parameter=param.parameter.name)
-        info = describe(fn, role="Resolver", localns=self.localns)
-        path = (*consumer.path, f"{consumer.info.name}({param.parameter.name})")
+        info = describe(fn, role="Resolver", localns=self.localns, below=self.below)
         node = Node(
             identity,
             info,
             inline,
-            where,
             param.parameter.name,
             marker.scope,
-            path,
             marker.concurrent,
+            consumer,
             preorder=self.visits,
         )
         if marker.concurrent and (not info.is_async or marker.scope != "round" or info.cleanup):
@@ -226,9 +249,24 @@ class _Analyser:
                 "with named parameters."
             )
             raise InvalidSignature(msg, function=info.fn, parameter=name)
-        hint = _with_default_marker(info, parameter, info.hints.get(name, parameter.annotation))
-        plain_class = type(hint) is type  # the most common annotation; no marker can hide in it
-        misplaced = None if plain_class else misplaced_marker(hint)
+        hint = info.hints.get(name, parameter.annotation)
+        if isinstance(hint, Resolve) or isinstance(parameter.default, Resolve):
+            hint = _with_default_marker(info, parameter, hint)
+        if type(hint) is type:  # the most common annotation; no marker can hide in it
+            context = context_type_of(hint, self.context_types)
+            if context is not None:
+                return ContextParam(parameter, hint, context[0], context[1])
+            return self.argument(info, parameter, hint, root_arguments)
+        inner = annotated_class(hint)
+        if inner is not None:  # Annotated[cls, ...]: its markers are at the top level
+            context = context_type_of(inner, self.context_types)
+            if context is not None:
+                return ContextParam(parameter, hint, context[0], context[1])
+            marked = marked_by(inner, hint.__metadata__)
+            if marked is not None:
+                return self.resolved(info, parameter, hint, marked)
+            return self.argument(info, parameter, hint, root_arguments)
+        misplaced = misplaced_marker(hint)
         if misplaced == "union":
             msg = (
                 f"Parameter {name!r} of {info.name!r} ({info.location}) wraps Resolve(...) in a union; "
@@ -246,21 +284,37 @@ class _Analyser:
         context = context_type_of(hint, self.context_types)
         if context is not None:
             return ContextParam(parameter, hint, context[0], context[1])
-        marked = None if plain_class else top_level_markers(hint)
+        marked = top_level_markers(hint)
         if marked is not None:
-            marker = marked.markers[0]
-            substitute = self.substitutes.get(identity_of(marker.fn))
-            if substitute is not None:
-                marker = dataclasses.replace(marker, fn=substitute)
-            if len(marked.markers) > 1:
-                names = ", ".join(display_name(m.fn) for m in marked.markers)
-                msg = (
-                    f"Parameter {name!r} of {info.name!r} ({info.location}) has {len(marked.markers)} "
-                    f"Resolve(...) markers ({names}); one resolver fills a parameter. Keep one marker, or "
-                    "write a resolver that depends on the others and combines their values."
-                )
-                raise InvalidSignature(msg, function=info.fn, parameter=name)
-            return ResolvedParam(parameter, hint, marker, marked.annotation, marked.metadata)
+            return self.resolved(info, parameter, hint, marked)
+        return self.argument(info, parameter, hint, root_arguments)
+
+    def resolved(self, info: CallableInfo, parameter: inspect.Parameter, hint: Any, marked: Marked) -> Param:
+        """A parameter with its `Resolve` marker (a test's substitute in its place)."""
+        name = parameter.name
+        marker = marked.markers[0]
+        substitute = self.substitutes.get(identity_of(marker.fn)) if self.substitutes else None
+        if substitute is not None:
+            marker = dataclasses.replace(marker, fn=substitute)
+        if len(marked.markers) > 1:
+            names = ", ".join(display_name(m.fn) for m in marked.markers)
+            msg = (
+                f"Parameter {name!r} of {info.name!r} ({info.location}) has {len(marked.markers)} "
+                f"Resolve(...) markers ({names}); one resolver fills a parameter. Keep one marker, or "
+                "write a resolver that depends on the others and combines their values."
+            )
+            raise InvalidSignature(msg, function=info.fn, parameter=name)
+        return ResolvedParam(parameter, hint, marker, marked.annotation, marked.metadata)
+
+    def argument(
+        self,
+        info: CallableInfo,
+        parameter: inspect.Parameter,
+        hint: Any,
+        root_arguments: tuple[str, ...] | None,
+    ) -> Param:
+        """A call argument: any parameter of the root, a resolver's only by an argument's name."""
+        name = parameter.name
         if root_arguments is None or name in root_arguments:
             return ArgumentParam(parameter, hint)
         arguments = ", ".join(repr(a) for a in root_arguments) or "none"

@@ -10,6 +10,17 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from mcpdi.engine._resolve import Resolve
 
+ANNOTATED_ALIAS: Any = type(Annotated[int, "x"])  # the class of every `Annotated[...]`
+
+
+def annotated_class(hint: object) -> type | None:
+    """T of `Annotated[T, ...]` when T is a plain class, the commonest marked annotation: no
+    marker can hide below its top level, and its extras are its own (`__metadata__`)."""
+    if type(hint) is not ANNOTATED_ALIAS:
+        return None
+    inner = typing.cast("Any", hint).__origin__
+    return inner if type(inner) is type else None
+
 
 @dataclass(frozen=True, slots=True)
 class Marked:
@@ -27,12 +38,22 @@ def _is_union(tp: object) -> bool:
 def top_level_markers(hint: object) -> Marked | None:
     if type(hint) is type or get_origin(hint) is not Annotated:  # a plain class first: the most common
         return None
-    metadata: tuple[Any, ...] = getattr(hint, "__metadata__", ())
-    markers = tuple([m for m in metadata if isinstance(m, Resolve)])
+    return marked_by(get_args(hint)[0], getattr(hint, "__metadata__", ()))
+
+
+def marked_by(annotation: Any, metadata: tuple[Any, ...]) -> Marked | None:
+    """`Annotated[annotation, *metadata]` split into its `Resolve` markers and the other extras;
+    None without a marker."""
+    markers: list[Resolve] = []
+    others: list[Any] = []
+    for extra in metadata:  # a loop, not two comprehensions: most annotations have one extra
+        if isinstance(extra, Resolve):
+            markers.append(extra)
+        else:
+            others.append(extra)
     if not markers:
         return None
-    others = tuple([m for m in metadata if not isinstance(m, Resolve)])
-    return Marked(annotation=get_args(hint)[0], metadata=others, markers=markers)
+    return Marked(annotation=annotation, metadata=tuple(others), markers=tuple(markers))
 
 
 def misplaced_marker(hint: object) -> str | None:
@@ -71,8 +92,11 @@ def context_type_of(hint: object, context_types: Collection[type]) -> tuple[type
     """The declared context type `hint` names (or subclasses), and whether None is allowed."""
     if not context_types:
         return None
-    if type(hint) is type:  # a plain class: no layers to look under
-        return next(((declared, False) for declared in context_types if issubclass(hint, declared)), None)
+    if type(hint) is type:  # a plain class: no layers to look under (a loop: no generator per call)
+        for declared in context_types:
+            if issubclass(hint, declared):
+                return declared, False
+        return None
     if get_origin(hint) is Annotated:
         hint = get_args(hint)[0]
     optional = False

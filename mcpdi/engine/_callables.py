@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from types import FunctionType, MethodType
 from typing import Any
 
+from mcpdi.engine._annotations import annotated_class
 from mcpdi.engine._errors import InvalidSignature
 from mcpdi.engine._plan import Cleanup
 
@@ -104,8 +105,13 @@ def location_of(fn: object) -> str:
     return f"{_relative(str(code.co_filename))}:{code.co_firstlineno}"
 
 
-def _relative(filename: str) -> str:
-    below = os.getcwd() + os.sep
+def working_directory() -> str:
+    """The prefix `_relative` strips: read once per compile, not once per function."""
+    return os.getcwd() + os.sep
+
+
+def _relative(filename: str, below: str | None = None) -> str:
+    below = below or working_directory()
     return filename[len(below) :] if filename.startswith(below) else filename
 
 
@@ -165,10 +171,49 @@ _POSITIONAL_OR_KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD
 _KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
 
 
+_VAR_POSITIONAL = inspect.Parameter.VAR_POSITIONAL
+_VAR_KEYWORD = inspect.Parameter.VAR_KEYWORD
+_new_parameter = inspect.Parameter.__new__
+# `inspect.Parameter`'s own state; where a Python keeps other state, parameters are built by
+# its constructor (with the same checks `_writable` made).
+_PARAMETER_SLOTS_KNOWN = getattr(inspect.Parameter, "__slots__", None) == (
+    "_name",
+    "_kind",
+    "_default",
+    "_annotation",
+)
+
+
+def _writable(name: str) -> bool:
+    """Whether `def` could name a parameter `name`: what `inspect.Parameter` checks."""
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
+def _stars(flags: int) -> int:
+    """How many of `*args` and `**kwargs` a code object's flags say it has."""
+    return bool(flags & inspect.CO_VARARGS) + bool(flags & inspect.CO_VARKEYWORDS)
+
+
+def _parameter(name: str, kind: Any, default: Any, annotation: Any) -> inspect.Parameter:
+    """`inspect.Parameter(name, kind, default=..., annotation=...)` without re-checking what
+    `_describe_plainly` checked once (an identifier name, a kind from the code's own flags):
+    its constructor is most of the cost of reading a plain function otherwise."""
+    if not _PARAMETER_SLOTS_KNOWN:
+        return inspect.Parameter(name, kind, default=default, annotation=annotation)
+    parameter = _new_parameter(inspect.Parameter)
+    parameter._name = name  # pyright: ignore[reportPrivateUsage]
+    parameter._kind = kind  # pyright: ignore[reportPrivateUsage]
+    parameter._default = default  # pyright: ignore[reportPrivateUsage]
+    parameter._annotation = annotation  # pyright: ignore[reportPrivateUsage]
+    return parameter
+
+
 def _needs_evaluation(annotation: object) -> bool:
     """Whether `typing.get_type_hints` would change `annotation`: a string or a forward reference
     anywhere in it (a `Literal`'s strings are values, left alone)."""
     if type(annotation) is type:  # a plain class, the most common annotation
+        return False
+    if annotated_class(annotation) is not None:  # Annotated[cls, ...]: its extras are values
         return False
     if isinstance(annotation, str | typing.ForwardRef):
         return True
@@ -178,7 +223,9 @@ def _needs_evaluation(annotation: object) -> bool:
     return any(_needs_evaluation(arg) for arg in typing.cast("tuple[object, ...]", args))
 
 
-def _describe_plainly(fn: FunctionType, role: str, localns: Mapping[str, Any] | None) -> CallableInfo | None:
+def _describe_plainly(
+    fn: FunctionType, role: str, localns: Mapping[str, Any] | None, below: str | None = None
+) -> CallableInfo | None:
     """`describe` for a plain function, read from its code, defaults and annotations: what
     `inspect.signature` gives for it, at a fraction of the cost, and its annotations as they
     are when they are objects already (`typing.get_type_hints` evaluates them otherwise). None
@@ -189,53 +236,46 @@ def _describe_plainly(fn: FunctionType, role: str, localns: Mapping[str, Any] | 
         annotations: dict[str, Any] = fn.__annotations__
     except Exception:  # annotations evaluated on access (PEP 649) can fail: the inspecting path reports it
         return None
-    evaluate = any(_needs_evaluation(annotation) for annotation in annotations.values())
+    evaluate = nones = False
+    for annotation in annotations.values():
+        if annotation is None:
+            nones = True
+        elif not evaluate and _needs_evaluation(annotation):
+            evaluate = True
     code = fn.__code__
     names = code.co_varnames
     positional = code.co_argcount
     keyword_only = code.co_kwonlyargcount
     flags = code.co_flags
+    for name in names[: positional + keyword_only + _stars(flags)]:
+        if not _writable(name):
+            return None  # a code object `def` cannot write (renamed or synthetic): the inspecting path
     defaults = fn.__defaults__ or ()
     keyword_defaults = fn.__kwdefaults__ or {}
     first_default = positional - len(defaults)
     parameters: list[inspect.Parameter] = []
-    try:  # Parameter refuses what is not an identifier, as _check_name does
-        for index, name in enumerate(names[:positional]):
-            kind = _POSITIONAL_ONLY if index < code.co_posonlyargcount else _POSITIONAL_OR_KEYWORD
-            default = defaults[index - first_default] if index >= first_default else _EMPTY
-            parameters.append(
-                inspect.Parameter(name, kind, default=default, annotation=annotations.get(name, _EMPTY))
-            )
-        after = positional + keyword_only
-        if flags & inspect.CO_VARARGS:
-            name = names[after]
-            after += 1
-            parameters.append(
-                inspect.Parameter(
-                    name, inspect.Parameter.VAR_POSITIONAL, annotation=annotations.get(name, _EMPTY)
-                )
-            )
-        for name in names[positional : positional + keyword_only]:
-            default = keyword_defaults.get(name, _EMPTY)
-            parameters.append(
-                inspect.Parameter(
-                    name, _KEYWORD_ONLY, default=default, annotation=annotations.get(name, _EMPTY)
-                )
-            )
-        if flags & inspect.CO_VARKEYWORDS:
-            name = names[after]
-            parameters.append(
-                inspect.Parameter(
-                    name, inspect.Parameter.VAR_KEYWORD, annotation=annotations.get(name, _EMPTY)
-                )
-            )
-    except ValueError:
-        return None
-    location = f"{_relative(code.co_filename)}:{code.co_firstlineno}"
+    for index, name in enumerate(names[:positional]):
+        kind = _POSITIONAL_ONLY if index < code.co_posonlyargcount else _POSITIONAL_OR_KEYWORD
+        default = defaults[index - first_default] if index >= first_default else _EMPTY
+        parameters.append(_parameter(name, kind, default, annotations.get(name, _EMPTY)))
+    after = positional + keyword_only
+    if flags & inspect.CO_VARARGS:
+        name = names[after]
+        after += 1
+        parameters.append(_parameter(name, _VAR_POSITIONAL, _EMPTY, annotations.get(name, _EMPTY)))
+    for name in names[positional : positional + keyword_only]:
+        default = keyword_defaults.get(name, _EMPTY)
+        parameters.append(_parameter(name, _KEYWORD_ONLY, default, annotations.get(name, _EMPTY)))
+    if flags & inspect.CO_VARKEYWORDS:
+        name = names[after]
+        parameters.append(_parameter(name, _VAR_KEYWORD, _EMPTY, annotations.get(name, _EMPTY)))
+    location = f"{_relative(code.co_filename, below)}:{code.co_firstlineno}"
     if evaluate:
         hints = _evaluated_hints(fn, fn, role, fn.__name__, location, localns)
     else:
-        hints = {name: type(None) if value is None else value for name, value in annotations.items()}
+        hints = dict(annotations)
+        if nones:
+            hints.update((name, type(None)) for name, value in annotations.items() if value is None)
     cleanup: Cleanup | None = None
     if flags & inspect.CO_ASYNC_GENERATOR:
         cleanup = "async_generator"
@@ -253,12 +293,15 @@ def _describe_plainly(fn: FunctionType, role: str, localns: Mapping[str, Any] | 
     )
 
 
-def describe(fn: Callable[..., Any], *, role: str, localns: Mapping[str, Any] | None) -> CallableInfo:
-    """Read `fn` once. `role` ("Resolver", "Function") starts error messages."""
+def describe(
+    fn: Callable[..., Any], *, role: str, localns: Mapping[str, Any] | None, below: str | None = None
+) -> CallableInfo:
+    """Read `fn` once. `role` ("Resolver", "Function") starts error messages; `below` is the
+    `working_directory()` its location is told relative to (read now when not given)."""
     # Decorated or otherwise marked functions (`__wrapped__`, `__signature__` and kin live in
     # `__dict__`), partials, classes and methods take the inspecting path.
     if type(fn) is FunctionType and not fn.__dict__:
-        info = _describe_plainly(fn, role, localns)
+        info = _describe_plainly(fn, role, localns, below)
         if info is not None:
             return info
     return _describe_by_inspection(fn, display_name(fn), role=role, localns=localns)

@@ -21,9 +21,14 @@ def run_order(analysis: Analysis) -> list[Node]:
     """
     finish = {identity: node.postorder for identity, node in analysis.nodes.items()}
     finish[analysis.root.identity] = len(analysis.nodes) + 1
-    if all(finish[provider] < finish[consumer] for consumer, provider in analysis.edges):
-        return sorted(analysis.nodes.values(), key=lambda node: node.postorder)
-    return _ordered_or_cycle(analysis, finish)
+    for consumer, provider in analysis.edges:  # a loop, not all(...): no generator per compile
+        if finish[provider] >= finish[consumer]:
+            return _ordered_or_cycle(analysis, finish)
+    return sorted(analysis.nodes.values(), key=_postorder)
+
+
+def _postorder(node: Node) -> int:
+    return node.postorder
 
 
 def _ordered_or_cycle(analysis: Analysis, finish: dict[Hashable, int]) -> list[Node]:
