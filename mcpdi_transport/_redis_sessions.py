@@ -221,7 +221,7 @@ class _RedisEvents:
         await self._reach(self._client.xtrim(self.prefix + key, minid=f"1-{first_kept}", approximate=False))
 
     async def exists(self, key: str) -> bool:
-        return bool(await self._reach(self._client.exists(self.prefix + key)))
+        return bool(await self._reach(self._client.exists(self.prefix + key, self._writer(key))))
 
     async def read(self, key: str, after: int, *, wait: float) -> tuple[list[tuple[int, bytes]], bool]:
         start = f"1-{after}" if after >= 0 else "0-0"

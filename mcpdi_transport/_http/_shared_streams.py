@@ -51,6 +51,20 @@ class Mirror:
         self._arrived = anyio.Event()
         self._down = False
 
+    async def begin(self, key: str, answering: str) -> None:
+        """Store at once who writes the stream `key` and which request it answers (its id as JSON).
+
+        Not queued like the events: the stream's first event must not leave before the store
+        knows the stream, or a client resuming it elsewhere after this process died would find
+        nothing to resume, and its call would get no answer at all. When the store cannot
+        take it now, it is queued (and retried) and the stream goes on.
+        """
+        try:
+            await self.events.begin(key, writer=self.writer, answering=answering, ttl=self.ttl)
+        except StoreUnavailable as error:
+            logger.error("cannot record the writer of an SSE stream in the shared store, retrying: %s", error)
+            self.put(("begin", key, 0, answering.encode()))
+
     def put(self, write: _Write) -> None:
         if len(self._pending) >= _MAX_PENDING:
             self._pending.popleft()
@@ -118,7 +132,7 @@ class MirroredStream(EventStream):
     reader elsewhere can end that request with an error should this process die before the end.
     """
 
-    __slots__ = ("_key", "_mirror")
+    __slots__ = ("_answering", "_key", "_mirror")
 
     def __init__(
         self, stream_id: str, key: str, *, budget: ByteBudget, mirror: Mirror, answering: str | None = None
@@ -126,8 +140,18 @@ class MirroredStream(EventStream):
         super().__init__(stream_id, resumable=True, budget=budget)
         self._key = key
         self._mirror = mirror
+        self._answering = answering
+        """The request this stream answers, until the store has been told (then None)."""
+
+    async def follow(
+        self, start: int = 0, *, first_reader: bool = False, ping_interval: float = PING_INTERVAL
+    ) -> AsyncIterator[bytes]:
+        """The events as `EventStream.follow` yields them, once the store knows who writes the stream."""
+        answering, self._answering = self._answering, None
         if answering is not None:
-            mirror.put(("begin", key, 0, answering.encode()))
+            await self._mirror.begin(self._key, answering)
+        async for frame in super().follow(start, first_reader=first_reader, ping_interval=ping_interval):
+            yield frame
 
     def _add(self, frame: bytes) -> None:
         number = self._dropped + len(self._frames)

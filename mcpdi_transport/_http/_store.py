@@ -44,7 +44,9 @@ class EventStore(Protocol):
         """Forget the events numbered below `first_kept` (the session's byte budget dropped them)."""
         ...
 
-    async def exists(self, key: str) -> bool: ...
+    async def exists(self, key: str) -> bool:
+        """Whether a process `begin`s or wrote the stream (it may have died before its first event)."""
+        ...
 
     async def read(self, key: str, after: int, *, wait: float) -> tuple[list[tuple[int, bytes]], bool]:
         """The events numbered above `after` (waiting up to `wait` seconds for one), and whether it ended."""

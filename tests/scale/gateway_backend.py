@@ -4,7 +4,8 @@ Its name comes from `BACKEND` (also the prefix of its session ids), the state ke
 `MCPDI_STATE_KEYS` (comma-separated, first seals), the shared replay store from `REDIS_URL`.
 With `SHARED_SESSIONS=1` its handshake-era sessions live in that Redis too (no prefix then: any
 backend serves any session), each Redis command waiting at most `REDIS_TIMEOUT` seconds, the
-process's lease lasting `PROCESS_LEASE` seconds, and a question to the client at most
+process's lease lasting `PROCESS_LEASE` seconds, each write of its SSE events reaching Redis
+`EVENTS_LAG` seconds late (as on a busy machine), and a question to the client at most
 `CLIENT_REQUEST_TIMEOUT` seconds.
 """
 
@@ -13,7 +14,8 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from typing import Annotated
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 import anyio
 from pydantic import BaseModel, Field
@@ -83,11 +85,51 @@ async def wait(seconds: float) -> str:
     return f"waited on {BACKEND}"
 
 
+class LateEvents:
+    """The SSE event store of `RedisSessions`, each write reaching Redis `lag` seconds late."""
+
+    def __init__(self, events: Any, lag: float) -> None:
+        self._events = events
+        self._lag = lag
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._events, name)  # the reads: `exists`, `read`, `orphaned`
+
+    async def begin(self, key: str, *, writer: str, answering: str, ttl: float) -> None:
+        await anyio.sleep(self._lag)
+        await self._events.begin(key, writer=writer, answering=answering, ttl=ttl)
+
+    async def append(self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float) -> None:
+        await anyio.sleep(self._lag)
+        await self._events.append(key, events, ttl=ttl)
+
+    async def end(self, key: str, *, ttl: float) -> None:
+        await anyio.sleep(self._lag)
+        await self._events.end(key, ttl=ttl)
+
+    async def trim(self, key: str, first_kept: int) -> None:
+        await anyio.sleep(self._lag)
+        await self._events.trim(key, first_kept)
+
+
+class LateRedisSessions(RedisSessions):
+    """`RedisSessions` whose SSE events reach Redis late."""
+
+    def __init__(self, url: str, *, lag: float, **options: Any) -> None:
+        super().__init__(url, **options)
+        self.late_events = LateEvents(super().events, lag)
+
+    @property
+    def events(self) -> Any:
+        return self.late_events
+
+
 if __name__ == "__main__":
     if os.environ.get("SHARED_SESSIONS") == "1":
         timeout = float(os.environ.get("REDIS_TIMEOUT", "2"))
         lease = float(os.environ.get("PROCESS_LEASE", "5"))
-        sessions = RedisSessions(os.environ["REDIS_URL"], timeout=timeout, process_lease=lease)
+        lag = float(os.environ.get("EVENTS_LAG", "0"))
+        sessions = LateRedisSessions(os.environ["REDIS_URL"], lag=lag, timeout=timeout, process_lease=lease)
         options: dict[str, object] = {"sessions": sessions}
     else:
         options = {"session_id_prefix": f"{BACKEND}-"}

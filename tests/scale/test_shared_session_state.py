@@ -286,6 +286,8 @@ async def test_the_redis_event_store_reads_after_a_number_takes_a_write_twice_an
         await events.end("s:1", ttl=60)
         assert await events.read("s:1", 3, wait=0.01) == ([], True)
         assert await events.exists("s:1")
+        await events.begin("s:2", writer="a" * 16, answering="7", ttl=60)
+        assert await events.exists("s:2")  # begun: its writer may have died before its first event
     finally:
         await store.aclose()
 

@@ -55,7 +55,11 @@ class Deployment:
 
 @contextmanager
 def shared_deployment(
-    workdir: Path, redis: Redis, client_request_timeout: float = 15, process_lease: float = 5
+    workdir: Path,
+    redis: Redis,
+    client_request_timeout: float = 15,
+    process_lease: float = 5,
+    events_lag: float = 0,
 ) -> Iterator[Deployment]:
     keys = ",".join(secrets.token_hex(32) for _ in range(2))
     eu, us, gateway = free_port(), free_port(), free_port()
@@ -65,6 +69,7 @@ def shared_deployment(
     env = {"MCPDI_STATE_KEYS": keys, "REDIS_URL": redis.url, "SHARED_SESSIONS": "1", "REDIS_TIMEOUT": "1"}
     env["CLIENT_REQUEST_TIMEOUT"] = str(client_request_timeout)  # a lost answer fails its call soon
     env["PROCESS_LEASE"] = str(process_lease)
+    env["EVENTS_LAG"] = str(events_lag)
     with (
         python_server(BACKEND_SCRIPT, eu, {**env, "BACKEND": "eu1"}) as eu_process,
         python_server(BACKEND_SCRIPT, us, {**env, "BACKEND": "us1"}) as us_process,
