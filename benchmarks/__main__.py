@@ -141,6 +141,8 @@ def _cold_start(args: argparse.Namespace) -> list[summary.Verdict]:
     results = cold_start.run(runs=runs)
     print(cold_start.format_table(results))
     print()
+    print(cold_start.beyond_the_floor(results))
+    print()
     return [cold_start.verdict(results)]
 
 

@@ -1,9 +1,12 @@
 """Cold start: a fresh server process, from start to its answer to the first `initialize` over stdio.
 
 Rows: mcpdi serving `examples/bookshop.py` (`python examples/bookshop.py`, its `mcp.run()`
-on stdio), `mcp` 2.3.0 serving its twin (`benchmarks/servers/sdk_bookshop.py`, the same
-tools, resolvers and models), and the bare interpreter (`python -c pass`: the floor no
-server goes under). Each run: the clock starts, the process is spawned with the
+on stdio, and `mcpdi run examples/bookshop.py`), `mcp` 2.3.0 serving its twin
+(`benchmarks/servers/sdk_bookshop.py`, the same tools, resolvers and models), the bare
+interpreter (`python -c pass`: the floor no server goes under) and `python -c 'import
+mcp_types'`: the package import every server of the wire types pays before its first line
+(`mcp_types/__init__` builds the version-superset models and their adapters), the floor of
+both libraries. The line under the table gives mcpdi's start beyond that floor. Each run: the clock starts, the process is spawned with the
 `initialize` request already written to its stdin, and the clock stops when a line with
 the answer (`"id": 1` and a `result`) arrives on its stdout; stdin is then closed and the
 process reaped. Runs alternate between the rows (hyperfine-style: min and median of N fresh
@@ -56,11 +59,22 @@ class Server:
 SERVERS = (
     Server("mcpdi", "python examples/bookshop.py", ("examples/bookshop.py",)),
     Server(
+        "mcpdi run",
+        "mcpdi run examples/bookshop.py (the command, as `python -m mcpdi_transport`)",
+        ("-m", "mcpdi_transport", "run", "examples/bookshop.py"),
+    ),
+    Server(
         "mcp",
         "python benchmarks/servers/sdk_bookshop.py (its twin for mcp 2.3.0)",
         ("benchmarks/servers/sdk_bookshop.py",),
     ),
     Server("python", "python -c pass (interpreter start and exit)", ("-c", "pass"), answers=False),
+    Server(
+        "mcp_types",
+        "python -c 'import mcp_types' (the wire types' package, pydantic with it, and exit)",
+        ("-c", "import mcp_types"),
+        answers=False,
+    ),
 )
 
 
@@ -178,6 +192,18 @@ def format_table(results: Sequence[Result]) -> str:
     return "\n".join(lines)
 
 
+def beyond_the_floor(results: Sequence[Result]) -> str:
+    """What mcpdi's median start spends beyond `import mcp_types`, in ms and as a share of the start."""
+    medians = {r.server.name: statistics.median(r.seconds) for r in results if r.seconds}
+    if "mcpdi" not in medians or "mcp_types" not in medians:
+        return "mcpdi beyond `import mcp_types`: not measured"
+    start, floor = medians["mcpdi"], medians["mcp_types"]
+    return (
+        f"mcpdi beyond `import mcp_types` (medians): {(start - floor) * 1000:.0f} ms of its "
+        f"{start * 1000:.0f} ms start ({(start - floor) / start:.0%}); the floor is {floor * 1000:.0f} ms"
+    )
+
+
 GOAL = 0.5  # mcpdi's median start at most this times mcp's
 
 
@@ -235,11 +261,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     if args.importtime:
-        for server in SERVERS[:2]:
+        for server in (s for s in SERVERS if s.name in {"mcpdi", "mcp"}):
             print(importtime(server))
             print()
         return
-    print(format_table(run(runs=args.runs)))
+    results = run(runs=args.runs)
+    print(format_table(results))
+    print()
+    print(beyond_the_floor(results))
 
 
 if __name__ == "__main__":

@@ -5,17 +5,23 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from mcp_types._v2025_11_25 import PrimitiveSchemaDefinition  # pyright: ignore[reportPrivateUsage]
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
+from mcpdi.lowlevel._wire_eras import handshake_era
+
 __all__ = ("InvalidElicitationSchema", "render_elicitation_schema")
 
-# The handshake era's definition, which a handshake server loads anyway: the 2026-07-28 era's
-# module would cost a start ~70 ms more, and both eras define the same form fields (a test
-# holds their schemas equal).
-_PRIMITIVE = TypeAdapter[Any](PrimitiveSchemaDefinition)
+
+@cache
+def _primitive() -> TypeAdapter[Any]:
+    """The handshake era's form field definition, which a handshake server loads anyway.
+
+    The 2026-07-28 era's module would cost a start more, and both eras define the same form
+    fields (a test holds their schemas equal). Built by the first form checked.
+    """
+    return TypeAdapter[Any](handshake_era().PrimitiveSchemaDefinition)
 
 
 class InvalidElicitationSchema(TypeError):
@@ -41,7 +47,7 @@ def render_elicitation_schema(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema(schema_generator=_FlatOptionalSchema)
     for field, prop in schema.get("properties", {}).items():
         try:
-            _PRIMITIVE.validate_python(prop)
+            _primitive().validate_python(prop)
         except ValidationError:
             msg = (
                 f"{model.__qualname__}.{field} cannot be asked in a form: it renders as {prop!r}; "

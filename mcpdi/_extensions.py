@@ -8,15 +8,15 @@ as they are, and mcpdi's `Extension` has the same shape for code that imports it
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from mcp_types import CallToolRequestParams, ClientCapabilities, MissingRequiredClientCapabilityErrorData
 from pydantic import BaseModel
 
 from mcpdi.lowlevel._errors import METHOD_NOT_FOUND, MISSING_CAPABILITY, MCPError
+from mcpdi.lowlevel._extension_identifier import validate_extension_identifier
 
 if TYPE_CHECKING:
     from mcpdi._server import MCPServer
@@ -34,20 +34,6 @@ __all__ = (
 
 RequestHandler = Callable[["ServerRequestContext[Any]", Any], Awaitable[Any]]
 CallNext = Callable[["ServerRequestContext[Any]"], Awaitable[Any]]
-
-_LABEL: Final = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
-_NAME: Final = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-_IDENTIFIER: Final = re.compile(rf"{_LABEL}(?:\.{_LABEL})*/{_NAME}")
-
-
-def validate_extension_identifier(identifier: object, *, owner: str) -> None:
-    """Raise `TypeError` unless `identifier` is a `vendor-prefix/name` string (the SDK's words)."""
-    if not isinstance(identifier, str) or not _IDENTIFIER.fullmatch(identifier):
-        msg = (
-            f"{owner}.identifier must be a `vendor-prefix/name` string "
-            f"(reverse-DNS prefix required), got {identifier!r}"
-        )
-        raise TypeError(msg)
 
 
 @dataclass(frozen=True)

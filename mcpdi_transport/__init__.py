@@ -23,6 +23,12 @@ if TYPE_CHECKING:
     from mcpdi_transport._client._channel import ConnectionLost as ConnectionLost
     from mcpdi_transport._client._channel import Inbound as Inbound
     from mcpdi_transport._client._client import Client as Client
+    from mcpdi_transport._client._extensions import ClaimContext as ClaimContext
+    from mcpdi_transport._client._extensions import ClientExtension as ClientExtension
+    from mcpdi_transport._client._extensions import NotificationBinding as NotificationBinding
+    from mcpdi_transport._client._extensions import ResultClaim as ResultClaim
+    from mcpdi_transport._client._extensions import UnexpectedClaimedResult as UnexpectedClaimedResult
+    from mcpdi_transport._client._extensions import advertise as advertise
     from mcpdi_transport._client._listen import ListenNotSupportedError as ListenNotSupportedError
     from mcpdi_transport._client._listen import Subscription as Subscription
     from mcpdi_transport._client._listen import SubscriptionLost as SubscriptionLost
@@ -45,7 +51,9 @@ __all__ = (
     "CannotListen",
     "Channel",
     "ChannelTarget",
+    "ClaimContext",
     "Client",
+    "ClientExtension",
     "ClientRequestContext",
     "ConnectionLost",
     "ElicitationCallback",
@@ -56,10 +64,12 @@ __all__ = (
     "ListenNotSupportedError",
     "LoggingCallback",
     "MessageHandler",
+    "NotificationBinding",
     "ProgressCallback",
     "RedisReplayStore",
     "RedisSessions",
     "RequestContext",
+    "ResultClaim",
     "RoundLimitExceeded",
     "SamplingCallback",
     "SessionStore",
@@ -67,6 +77,8 @@ __all__ = (
     "StoreUnavailable",
     "Subscription",
     "SubscriptionLost",
+    "UnexpectedClaimedResult",
+    "advertise",
     "build_http_app",
     "build_sse_app",
     "run_server",
@@ -81,6 +93,12 @@ _HOMES = {
     "CannotListen": "mcpdi_transport._listen",
     "JwtVerifier": "mcpdi_transport._jwt",
     "Client": "mcpdi_transport._client._client",
+    "ClaimContext": "mcpdi_transport._client._extensions",
+    "ClientExtension": "mcpdi_transport._client._extensions",
+    "NotificationBinding": "mcpdi_transport._client._extensions",
+    "ResultClaim": "mcpdi_transport._client._extensions",
+    "UnexpectedClaimedResult": "mcpdi_transport._client._extensions",
+    "advertise": "mcpdi_transport._client._extensions",
     "ListenNotSupportedError": "mcpdi_transport._client._listen",
     "Subscription": "mcpdi_transport._client._listen",
     "SubscriptionLost": "mcpdi_transport._client._listen",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from importlib.util import find_spec
@@ -75,11 +76,13 @@ def test_the_registration_benchmark_times_every_decorator_in_fresh_processes() -
 @pytest.mark.slow
 def test_the_cold_start_benchmark_times_both_bookshops_to_their_initialize_answer() -> None:
     table = _run("benchmarks.cold_start", "--runs", "1")
-    rows = {row[0]: row for row in _rows(table, "") if row[0] in {"mcpdi", "mcp", "python"}}
-    assert set(rows) == {"mcpdi", "mcp", "python"}
-    for name in ("mcpdi", "mcp"):
+    names = {"mcpdi", "mcpdi run", "mcp", "python", "mcp_types"}
+    rows = {row[0]: row for row in _rows(table, "") if row[0] in names}
+    assert set(rows) == names
+    for name in ("mcpdi", "mcpdi run", "mcp", "mcp_types"):
         assert float(rows[name][3]) > float(rows["python"][3]), rows[name]
     assert rows["mcp"][4] == "1.00×"
+    assert re.search(r"mcpdi beyond `import mcp_types` \(medians\): -?\d+ ms of its \d+ ms start", table)
 
 
 def test_a_server_that_never_answers_is_reported_with_its_last_words() -> None:

@@ -32,7 +32,12 @@ from mcpdi.lowlevel._errors import UNSUPPORTED_VERSION as UNSUPPORTED_VERSION
 from mcpdi.lowlevel._errors import MCPError as MCPError
 from mcpdi.lowlevel._errors import NoBackChannel as NoBackChannel
 from mcpdi.lowlevel._errors import http_status_for as http_status_for
+from mcpdi.lowlevel._extension_identifier import (
+    validate_extension_identifier as validate_extension_identifier,
+)
 from mcpdi.lowlevel._fast_sieve import sieve_plain_tool_result as sieve_plain_tool_result
+from mcpdi.lowlevel._http_scope import current_http_scope as current_http_scope
+from mcpdi.lowlevel._http_scope import serving_http_request as serving_http_request
 from mcpdi.lowlevel._jsonrpc import Invalid as Invalid
 from mcpdi.lowlevel._jsonrpc import Notification as Notification
 from mcpdi.lowlevel._jsonrpc import Request as Request
@@ -115,6 +120,7 @@ __all__ = (
     "ToolsListChanged",
     "check_modern_http_request",
     "classify_message",
+    "current_http_scope",
     "decode_header_value",
     "drive_rounds",
     "encode_header_value",
@@ -131,8 +137,10 @@ __all__ = (
     "read_input_required",
     "request_message",
     "result_response",
+    "serving_http_request",
     "sieve_plain_tool_result",
     "unsupported_version",
+    "validate_extension_identifier",
     "validate_mcp_param_headers",
     "x_mcp_header_params",
 )

@@ -62,6 +62,11 @@ class RequestSession:
             protocol_version=version, capabilities=capabilities, client_info=info
         )
 
+    @property
+    def client_capabilities(self) -> types.ClientCapabilities | None:
+        """What the client declared it can do (its handshake, or this request's `_meta`)."""
+        return self._request.client_capabilities
+
     def check_client_capability(self, capability: types.ClientCapabilities) -> bool:
         """Whether the client declared every capability set in `capability`."""
         declared = self._request.client_capabilities

@@ -61,6 +61,13 @@ def _method_not_found(method: str) -> MCPError:
     return MCPError(METHOD_NOT_FOUND, "Method not found", method)
 
 
+def _claimed_shape(version: str, result: Mapping[str, Any]) -> bool:
+    kind = result.get("resultType")
+    return (
+        version in MODERN_PROTOCOL_VERSIONS and isinstance(kind, str) and kind not in types.CORE_RESULT_TYPES
+    )
+
+
 def _invalid_params(method: str, error: ValidationError, *, skip: int = 0) -> MCPError:
     detail = describe_validation_error(error, skip=skip)
     return MCPError(INVALID_PARAMS, f"Invalid params for {method!r}: {detail}")
@@ -136,7 +143,7 @@ class Runner(Generic[LifespanT]):
         if isinstance(kind, Request):
             return await self._answer(kind, connection, peer)
         if isinstance(kind, Notification):
-            self._take_notification(kind, connection)
+            await self._take_notification(kind, connection, peer)
             return None
         if isinstance(kind, Invalid):
             return error_response(kind.id, kind.error)
@@ -176,7 +183,7 @@ class Runner(Generic[LifespanT]):
 
     # -- notifications -------------------------------------------------------------
 
-    def _take_notification(self, note: Notification, connection: Connection) -> None:
+    async def _take_notification(self, note: Notification, connection: Connection, peer: Peer) -> None:
         if note.method == "notifications/cancelled":
             request_id = (note.params or {}).get("requestId")
             if is_request_id(request_id):
@@ -184,8 +191,34 @@ class Runner(Generic[LifespanT]):
         elif note.method == "notifications/initialized":
             if connection.era != "modern":
                 connection.initialized = True
+        elif (entry := self.server.notification_handler_for(note.method)) is not None:
+            await self._deliver(note, entry, connection, peer)
         else:
             logger.debug("ignored notification %r", note.method)
+
+    async def _deliver(
+        self, note: Notification, entry: HandlerEntry, connection: Connection, peer: Peer
+    ) -> None:
+        """Hand a client notification to its handler; nothing goes back, so failures are only logged."""
+        try:
+            params = entry.params_type.model_validate(note.params or {}, by_name=False)
+        except ValidationError as error:
+            logger.warning(
+                "dropped %r with invalid params: %s", note.method, describe_validation_error(error)
+            )
+            return
+        meta = (note.params or {}).get("_meta")
+        context = ServerRequestContext.for_request(
+            self.lifespan_context,
+            connection,
+            peer,
+            note.method,
+            meta=cast("Mapping[str, Any] | None", meta if isinstance(meta, Mapping) else None),
+        )
+        try:
+            await entry.handler(context, params)
+        except Exception:
+            logger.exception("handler for notification %r raised", note.method)
 
     # -- requests --------------------------------------------------------------------
 
@@ -405,8 +438,15 @@ class Runner(Generic[LifespanT]):
             raise MCPError(INTERNAL_ERROR, str(error)) from None
 
     def _sieve(self, method: str, version: str, result: dict[str, Any]) -> dict[str, Any]:
-        """Validate a spec method's result against `version`'s schema and keep only its fields."""
+        """Validate a spec method's result against `version`'s schema and keep only its fields.
+
+        A 2026-07-28 result whose `resultType` is outside the core vocabulary is a shape an
+        extension claims (`ResultClaim` on the client): the schema does not describe it, so it
+        passes as the extension built it, as the official SDK passes it.
+        """
         if method != "initialize" and method not in methods().SPEC_CLIENT_METHODS:
+            return result
+        if _claimed_shape(version, result):
             return result
         if method == "tools/call" and (plain := sieve_plain_tool_result(version, result)) is not None:
             return plain

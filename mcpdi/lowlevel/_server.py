@@ -59,6 +59,11 @@ class Server(Generic[LifespanT]):
     2026-07-28 with its per-request envelope and `server/discover`); `ping`, `initialize`,
     `server/discover` and `logging/setLevel` are answered built in.
 
+    Client notifications other than `notifications/cancelled` and `notifications/initialized`
+    reach a handler registered for them (`on_progress=`, `on_roots_list_changed=`,
+    `add_notification_handler`): `async (ctx, params) -> None`, awaited before the next
+    message of the connection is read, so keep it short.
+
     `Mcp-Param-*` headers are checked against a tool's `inputSchema`: `get_tool_input_schema`
     answers it from what the server already has (else `on_list_tools` runs per call), and
     `get_tool_header_params` gives the header rules read once at registration (`MCPServer`).
@@ -141,6 +146,16 @@ class Server(Generic[LifespanT]):
             Awaitable[types.SubscriptionsListenResult],
         ]
         | None = None,
+        on_progress: Callable[
+            [ServerRequestContext[LifespanT], types.ProgressNotificationParams],
+            Awaitable[None],
+        ]
+        | None = None,
+        on_roots_list_changed: Callable[
+            [ServerRequestContext[LifespanT], types.NotificationParams],
+            Awaitable[None],
+        ]
+        | None = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -175,6 +190,15 @@ class Server(Generic[LifespanT]):
         for method, params_type, handler in registrations:
             if handler is not None:
                 self._handlers[method] = HandlerEntry(params_type, handler)
+        self._notification_handlers: dict[str, HandlerEntry] = {}
+        if on_progress is not None:
+            self.add_notification_handler(
+                "notifications/progress", types.ProgressNotificationParams, on_progress
+            )
+        if on_roots_list_changed is not None:
+            self.add_notification_handler(
+                "notifications/roots/list_changed", types.NotificationParams, on_roots_list_changed
+            )
         self._server_info_wire: dict[str, Any] | None = None
         self._session_manager: SessionManager | None = None
 
@@ -197,6 +221,29 @@ class Server(Generic[LifespanT]):
             )
             raise ValueError(msg)
         self._handlers[method] = HandlerEntry(params_type, handler)
+
+    def add_notification_handler(
+        self,
+        method: str,
+        params_type: type[BaseModel],
+        handler: Callable[[ServerRequestContext[LifespanT], Any], Awaitable[None]],
+    ) -> None:
+        """Deliver the client's `method` notifications to `handler(ctx, params_type instance)`.
+
+        A notification whose params do not fit `params_type`, and a handler that raises, are
+        logged and dropped: a notification has no answer to carry the error. The runner keeps
+        `notifications/cancelled` and `notifications/initialized` for itself.
+        """
+        if method in ("notifications/cancelled", "notifications/initialized"):
+            msg = (
+                f"{method!r} is taken by the server itself and cannot be handled; handle another notification"
+            )
+            raise ValueError(msg)
+        self._notification_handlers[method] = HandlerEntry(params_type, handler)
+
+    def notification_handler_for(self, method: str) -> HandlerEntry | None:
+        """The registered handler of the client notification `method`, if any."""
+        return self._notification_handlers.get(method)
 
     def answer_in_wire_form(self, method: str, wire_handler: Handler) -> None:
         """Let the runner answer `method` with `wire_handler`, which gives the same answers as its

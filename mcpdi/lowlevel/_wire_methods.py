@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from mcpdi.lowlevel._wire_eras import defer_wire_model_builds, handshake_era
+
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
@@ -22,7 +24,8 @@ __all__ = ("methods", "serialize_initialize_result")
 
 @functools.cache
 def methods():  # the module itself: pyright types it from the import
-    """The `mcp_types.methods` module (imported by the first call)."""
+    """The `mcp_types.methods` module (imported by the first call, its era models built lazily)."""
+    defer_wire_model_builds()
     from mcp_types import methods
 
     return methods
@@ -30,10 +33,9 @@ def methods():  # the module itself: pyright types it from the import
 
 @functools.cache
 def _initialize_result() -> TypeAdapter[Any]:
-    from mcp_types._v2025_11_25 import InitializeResult  # pyright: ignore[reportPrivateUsage]
     from pydantic import TypeAdapter
 
-    return TypeAdapter[Any](InitializeResult)
+    return TypeAdapter[Any](handshake_era().InitializeResult)
 
 
 def serialize_initialize_result(version: str, data: Mapping[str, Any]) -> dict[str, Any]:

@@ -31,9 +31,20 @@ def _version() -> str:
         return "mcpdi (version unknown)"
 
 
+class _PrintVersion(argparse.Action):
+    """`--version`, which looks the version up only when asked: a start need not scan the metadata."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **_: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(_version())
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mcpdi", description="Run MCP servers written with mcpdi.")
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action=_PrintVersion)
     commands = parser.add_subparsers(dest="command", required=True)
     for add in (add_run, add_graph, add_install, add_list, add_call, add_dev):
         add(commands)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import shlex
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from importlib import metadata
 from types import TracebackType
@@ -36,6 +36,7 @@ from mcpdi_transport._client._callbacks import (
 )
 from mcpdi_transport._client._channel import Channel, ChannelTarget, ConnectionLost
 from mcpdi_transport._client._client_session import ClientSession, Mode
+from mcpdi_transport._client._extensions import ClaimContext, fold_extensions
 from mcpdi_transport._client._http import HttpChannel, open_http_channel
 from mcpdi_transport._client._listen import Subscription, listen
 from mcpdi_transport._client._memory import RunnableServer, open_memory_channel
@@ -123,9 +124,8 @@ class Client:
         cache: object | None = None,
         prior_discover: object | None = None,
     ) -> None:
-        max_rounds = sdk_client_options(
-            max_rounds, input_required_max_rounds, extensions, cache, prior_discover
-        )
+        max_rounds = sdk_client_options(max_rounds, input_required_max_rounds, cache, prior_discover)
+        folded = fold_extensions(extensions)
         if mode not in ("auto", "legacy") and mode not in MODERN_PROTOCOL_VERSIONS:
             msg = (
                 f"Client(mode={mode!r}) is not a mode; use 'auto', 'legacy' or one of "
@@ -155,7 +155,7 @@ class Client:
             message_handler=message_handler,
             sampling_capabilities=sampling_capabilities,
         )
-        self._session = ClientSession(callbacks, client_info or _default_client_info(), log_level)
+        self._session = ClientSession(callbacks, client_info or _default_client_info(), log_level, folded)
         self._session.read_timeout = read_timeout_seconds
         self._exit_stack: AsyncExitStack | None = None
         self._header_params: dict[str, tuple[HeaderParam, ...]] = {}
@@ -167,6 +167,7 @@ class Client:
             msg = "This Client is already connected; create a new Client for a second connection"
             raise RuntimeError(msg)
         async with AsyncExitStack() as stack:
+            await stack.enter_async_context(self._session.bound_notifications.running())
             channel = await stack.enter_async_context(self._open_channel())
             await self._session.connect(channel, self._mode, self._discover_timeout)
             self._exit_stack = stack.pop_all()
@@ -294,8 +295,25 @@ class Client:
         async def send(responses: dict[str, Any] | None, state: str | None) -> dict[str, Any]:
             return await self._send_tool_call(name, arguments, round_params(base, responses, state))
 
-        result = await self._drive(await send(None, None), send, f"tools/call {name!r}")
-        return _parse(types.CallToolResult, result)
+        claims = self.active_claims()
+        result = await self._drive(await send(None, None), send, f"tools/call {name!r}", claims)
+        claim = claims.get(result.get("resultType"))  # pyright: ignore[reportArgumentType]
+        if claim is None:
+            return _parse(types.CallToolResult, result)
+        claimed = claim.model.model_validate(result, by_alias=True, by_name=False)
+        return await self.resolve_claim(claim, claimed, name)
+
+    def active_claims(self) -> dict[str, Any]:
+        """The `tools/call` result shapes this client's extensions claim here, by `resultType`."""
+        if self._session.era != "modern":
+            return {}
+        return self._session.extensions.claims_at(self._session.protocol_version)
+
+    async def resolve_claim(self, claim: Any, claimed: BaseModel, name: str) -> types.CallToolResult:
+        """Finish a claimed result with its claim's resolver, which may send follow-ups on `session`."""
+        timeout = self._session.read_timeout
+        context = ClaimContext(session=self.session, tool_name=name, read_timeout_seconds=timeout)
+        return await claim.resolve(claimed, context)
 
     async def _send_tool_call(
         self, name: str, arguments: Mapping[str, Any] | None, params: dict[str, Any]
@@ -438,15 +456,21 @@ class Client:
         """One request, its raw `result` (for `client.session`)."""
         return await self._session.send(method, params)
 
-    async def drive(self, first: dict[str, Any], send: Resend, what: str) -> dict[str, Any]:
+    async def drive(
+        self, first: dict[str, Any], send: Resend, what: str, claimed: Collection[str] = ()
+    ) -> dict[str, Any]:
         """Answer the rounds `first` asks for with the callbacks, to the final raw result."""
-        return await self._drive(first, send, what)
+        return await self._drive(first, send, what, claimed)
 
-    async def _drive(self, first: dict[str, Any], send: Resend, what: str) -> dict[str, Any]:
+    async def _drive(
+        self, first: dict[str, Any], send: Resend, what: str, claimed: Collection[str] = ()
+    ) -> dict[str, Any]:
         if self._session.era != "modern":
             return first
 
         def read(result: dict[str, Any]) -> dict[str, Any] | InputRequired:
+            if result.get("resultType") in claimed:  # an extension's shape: its claim finishes it
+                return result
             pending = read_input_required(result, what)
             return result if pending is None else pending
 

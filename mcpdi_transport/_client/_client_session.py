@@ -23,6 +23,7 @@ from mcpdi.lowlevel import (
     MCPError,
     encode_header_value,
 )
+from mcpdi_transport._client._bound_notifications import BoundNotifications
 from mcpdi_transport._client._callbacks import (
     Callbacks,
     ClientRequestContext,
@@ -37,6 +38,7 @@ from mcpdi_transport._client._channel import (
     as_object,
     raise_for_error,
 )
+from mcpdi_transport._client._extensions import NO_EXTENSIONS, FoldedExtensions
 
 __all__ = ("REQUEST_TIMEOUT", "ClientSession", "Mode", "within_timeout")
 
@@ -69,9 +71,15 @@ class ClientSession:
     """The negotiated state of one connection and the request stamping each era needs."""
 
     def __init__(
-        self, callbacks: Callbacks, client_info: types.Implementation, log_level: str | None
+        self,
+        callbacks: Callbacks,
+        client_info: types.Implementation,
+        log_level: str | None,
+        extensions: FoldedExtensions = NO_EXTENSIONS,
     ) -> None:
         self.callbacks = callbacks
+        self.extensions = extensions
+        self.bound_notifications = BoundNotifications(extensions.bindings)
         self.client_info = client_info.model_dump(by_alias=True, mode="json", exclude_none=True)
         self.log_level = log_level
         self.channel: Channel | None = None
@@ -121,6 +129,8 @@ class ClientSession:
         if route is not None:
             route(method, params)  # a frame of one of this client's listen streams
             return
+        if self.bound_notifications.offer(method, params, self.protocol_version):
+            return
         if method == "notifications/progress" and params is not None:
             callback = self._progress.get(params.get("progressToken"))  # pyright: ignore[reportArgumentType]
             progress = params.get("progress")
@@ -134,6 +144,14 @@ class ClientSession:
                     message if isinstance(message, str) else None,
                 )
         await self.callbacks.deliver(method, params)
+
+    def capabilities(self, version: str | None) -> dict[str, Any]:
+        """The `ClientCapabilities` wire JSON for a request at `version` (None: `initialize`)."""
+        capabilities = self.callbacks.capabilities()
+        advertised = self.extensions.advertised(version)
+        if advertised:
+            capabilities["extensions"] = advertised
+        return capabilities
 
     @contextmanager
     def progress_token(self, callback: ProgressCallback | None) -> Generator[dict[str, Any]]:
@@ -257,7 +275,7 @@ class ClientSession:
         meta = dict(body.get("_meta") or {})
         meta[types.PROTOCOL_VERSION_META_KEY] = version
         meta[types.CLIENT_INFO_META_KEY] = self.client_info
-        meta[types.CLIENT_CAPABILITIES_META_KEY] = self.callbacks.capabilities()
+        meta[types.CLIENT_CAPABILITIES_META_KEY] = self.capabilities(version)
         if self.log_level is not None:
             meta.setdefault(types.LOG_LEVEL_META_KEY, self.log_level)
         body["_meta"] = meta
@@ -357,7 +375,7 @@ class ClientSession:
     async def _initialize(self) -> None:
         params = {
             "protocolVersion": LATEST_HANDSHAKE_VERSION,
-            "capabilities": self.callbacks.capabilities(),
+            "capabilities": self.capabilities(None),
             "clientInfo": self.client_info,
         }
         self.era = "legacy"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import mcp_types as types
@@ -15,14 +15,10 @@ DEFAULT_MAX_ROUNDS = 10
 def sdk_client_options(
     max_rounds: int | None,
     input_required_max_rounds: int | None,
-    extensions: Sequence[Any] | None,
     cache: object | None = None,
     prior_discover: object | None = None,
 ) -> int:
     """The round cap to use; `TypeError` for what mcpdi's client does not take, naming the alternative."""
-    if extensions:
-        msg = "Client(extensions=...) is not served by mcpdi's client (no protocol extensions); leave it out"
-        raise TypeError(msg)
     if cache is not None:
         msg = (
             "Client(cache=...) is not taken by mcpdi's client (no response cache); "

@@ -7,20 +7,23 @@ sends them back with `input_responses=` and the echoed `request_state=`.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import mcp_types as types
 from pydantic import BaseModel
 
 from mcpdi.lowlevel import read_input_required
 from mcpdi_transport._client._client_session import within_timeout
+from mcpdi_transport._client._extensions import UnexpectedClaimedResult
 
 if TYPE_CHECKING:
     from mcpdi_transport._client._callbacks import ProgressCallback
     from mcpdi_transport._client._client import Client
 
 __all__ = ("SessionView", "round_params")
+
+_ResultT = TypeVar("_ResultT", bound=BaseModel)
 
 
 def round_params(
@@ -63,10 +66,13 @@ class SessionView:
         request_state: str | None = None,
         meta: Mapping[str, Any] | None = None,
         allow_input_required: bool = False,
-    ) -> types.CallToolResult | types.InputRequiredResult:
+        allow_claimed: bool = False,
+    ) -> types.CallToolResult | types.InputRequiredResult | types.Result:
         """One `tools/call`; with `allow_input_required`, an `input_required` answer is returned as is.
 
         Without it, the client answers the questions with its callbacks, as `client.call_tool` does.
+        A result shape one of the client's extensions claims is returned parsed with
+        `allow_claimed`, and raises `UnexpectedClaimedResult` without it.
         """
         base: dict[str, Any] = {"name": name}
         if arguments is not None:
@@ -77,14 +83,37 @@ class SessionView:
         async def send(params: dict[str, Any]) -> dict[str, Any]:
             return await self._client.call_tool_round(name, arguments, params, progress_callback)
 
-        return await self._one_round(
+        claims = self._client.active_claims()
+        raw = await self._one_round(
             send,
             round_params(base, input_responses, request_state),
-            types.CallToolResult,
             allow_input_required,
             read_timeout_seconds,
             f"tools/call {name!r}",
+            claims,
         )
+        if isinstance(raw, types.InputRequiredResult):
+            return raw
+        claim = claims.get(raw.get("resultType"))  # pyright: ignore[reportArgumentType]
+        if claim is None:
+            return _parse(types.CallToolResult, raw)
+        claimed = claim.model.model_validate(raw, by_alias=True, by_name=False)
+        if not allow_claimed:
+            raise UnexpectedClaimedResult(claimed)
+        return claimed
+
+    async def send_request(
+        self,
+        request: BaseModel,
+        result_type: type[_ResultT],
+        request_read_timeout_seconds: float | None = None,
+    ) -> _ResultT:
+        """Send a request model (an extension's own method, say) and parse its result as `result_type`."""
+        wire = request.model_dump(by_alias=True, mode="json", exclude_none=True)
+        method: str = wire["method"]
+        sending = self._client.send_request(method, wire.get("params"))
+        raw = await within_timeout(sending, request_read_timeout_seconds, method)
+        return _parse(result_type, raw)
 
     async def get_prompt(
         self,
@@ -103,8 +132,10 @@ class SessionView:
             return await self._client.send_request("prompts/get", params)
 
         params = round_params(base, input_responses, request_state)
-        what = f"prompts/get {name!r}"
-        return await self._one_round(send, params, types.GetPromptResult, allow_input_required, None, what)
+        raw = await self._one_round(send, params, allow_input_required, None, f"prompts/get {name!r}")
+        if isinstance(raw, types.InputRequiredResult):
+            return raw
+        return _parse(types.GetPromptResult, raw)
 
     async def read_resource(
         self,
@@ -118,23 +149,31 @@ class SessionView:
             return await self._client.send_request("resources/read", params)
 
         params = round_params({"uri": uri}, input_responses, request_state)
-        what = f"resources/read {uri!r}"
-        return await self._one_round(send, params, types.ReadResourceResult, allow_input_required, None, what)
+        raw = await self._one_round(send, params, allow_input_required, None, f"resources/read {uri!r}")
+        if isinstance(raw, types.InputRequiredResult):
+            return raw
+        return _parse(types.ReadResourceResult, raw)
 
     async def _one_round(
         self,
         send: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]],
         params: dict[str, Any],
-        model: type[Any],
         allow_input_required: bool,
         read_timeout_seconds: float | None,
         what: str,
-    ) -> Any:
+        claimed: Collection[str] = (),
+    ) -> dict[str, Any] | types.InputRequiredResult:
+        """The raw final result, or the `InputRequiredResult` when the caller drives the rounds."""
+
         async def resend(responses: dict[str, Any] | None, state: str | None) -> dict[str, Any]:
             return await send(round_params(params, responses, state))
 
         raw = await within_timeout(send(params), read_timeout_seconds, what.split(" ")[0])
-        if allow_input_required and read_input_required(raw, what) is not None:
-            return types.InputRequiredResult.model_validate(raw, by_alias=True, by_name=False)
-        raw = await self._client.drive(raw, resend, what)
-        return model.model_validate(raw, by_alias=True, by_name=False)
+        unclaimed = raw.get("resultType") not in claimed
+        if allow_input_required and unclaimed and read_input_required(raw, what) is not None:
+            return _parse(types.InputRequiredResult, raw)
+        return await self._client.drive(raw, resend, what, claimed)
+
+
+def _parse(model: type[_ResultT], raw: dict[str, Any]) -> _ResultT:
+    return model.model_validate(raw, by_alias=True, by_name=False)

@@ -18,7 +18,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from mcpdi import AuthSettings, TokenVerifier, from_address
-from mcpdi.lowlevel import CustomRoute
+from mcpdi.lowlevel import CustomRoute, serving_http_request
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
 from mcpdi_transport._http._common import AppOptions, Running, header_values
 from mcpdi_transport._http._exchange import HttpExchange
@@ -83,7 +83,7 @@ class _Endpoint:
             return
         version = header_values(scope).get("mcp-protocol-version")
         client = scope.get("client")
-        with from_address(None if client is None else str(client[0])):
+        with from_address(None if client is None else str(client[0])), serving_http_request(scope):
             if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
                 await serve_modern_request(running, self.options, scope, receive, send)
             else:

@@ -38,6 +38,7 @@ from mcpdi.lowlevel import (
     classify_message,
     encode_message,
     parse_json,
+    serving_http_request,
 )
 from mcpdi_transport._http._app import starlette_route
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
@@ -221,7 +222,7 @@ class _SseEndpoints:
             return
         await PlainTextResponse("Accepted", status_code=202)(scope, receive, send)
         client = scope.get("client")
-        with from_address(None if client is None else str(client[0])):
+        with from_address(None if client is None else str(client[0])), serving_http_request(scope):
             self._dispatch(session, kind, cast("Mapping[str, Any]", parse_json(body)), headers)
 
     def _session_of(self, scope: Scope) -> tuple[SseSession | None, str]:

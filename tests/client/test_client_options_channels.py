@@ -11,12 +11,14 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import mcp_types as types
 import pytest
 from client_files import INTEROP, SERVERS, load_file
+from pydantic import BaseModel
 
 from mcpdi import MCPError
-from mcpdi_transport import Client, RoundLimitExceeded, StdioTarget
+from mcpdi_transport import Client, ClientExtension, NotificationBinding, RoundLimitExceeded, StdioTarget
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -100,6 +102,39 @@ async def _sampling_capabilities(client: Client, seen: dict[str, list[Any]]) -> 
     assert seen_by_server == {"result": '{"context":{}}'}
 
 
+async def _extensions(client: Client, seen: dict[str, list[Any]]) -> None:
+    seen["ticks"].clear()
+    ticked = seen["ticked"][0] = anyio.Event()
+    advertised = (await client.call_tool("extensions_seen", {})).structured_content
+    assert advertised == {"result": '{"com.example/probe": {"v": 1}}'}
+    with anyio.fail_after(5):
+        await ticked.wait()
+    assert seen["ticks"] == [7]
+
+
+class Tick(BaseModel):
+    n: int
+
+
+def _probe_extension(seen: dict[str, list[Any]]) -> ClientExtension:
+    seen["ticked"] = [anyio.Event()]
+
+    async def on_tick(params: Tick) -> None:
+        seen["ticks"].append(params.n)
+        seen["ticked"][0].set()
+
+    class Probe(ClientExtension):
+        identifier = "com.example/probe"
+
+        def settings(self) -> dict[str, Any]:
+            return {"v": 1}
+
+        def notifications(self) -> list[NotificationBinding[Any]]:
+            return [NotificationBinding(method="com.example/tick", params_type=Tick, handler=on_tick)]
+
+    return Probe()
+
+
 def _options(seen: dict[str, list[Any]]) -> dict[str, Any]:
     async def on_log(params: types.LoggingMessageNotificationParams) -> None:
         seen["logs"].append(params)
@@ -120,6 +155,7 @@ def _options(seen: dict[str, list[Any]]) -> dict[str, Any]:
         "discover_timeout": 5.0,
         "read_timeout_seconds": 3.0,
         "sampling_capabilities": types.SamplingCapability(context=types.SamplingContextCapability()),
+        "extensions": [_probe_extension(seen)],
     }
 
 
@@ -133,6 +169,7 @@ HONOURED: dict[str, Check] = {
     "client_info": _client_info,
     "read_timeout_seconds": _read_timeout,
     "sampling_capabilities": _sampling_capabilities,
+    "extensions": _extensions,
 }
 """Keywords passed together to one client per channel and era, each with what shows its effect."""
 
@@ -146,7 +183,6 @@ SEPARATE = {
 }
 
 REFUSED: dict[str, tuple[Any, str]] = {
-    "extensions": ([object()], r"^Client\(extensions=\.\.\.\) is not served by mcpdi's client"),
     "cache": (object(), r"^Client\(cache=\.\.\.\) is not taken by mcpdi's client"),
     "prior_discover": (object(), r"^Client\(prior_discover=\.\.\.\) is not taken by mcpdi's client"),
 }
@@ -167,7 +203,7 @@ def test_every_client_keyword_has_a_row() -> None:
 async def test_each_option_shows_its_effect_on_every_channel(mode: str) -> None:
     async with targets() as by_channel:
         for channel in CHANNELS:
-            seen: dict[str, list[Any]] = {"logs": [], "messages": []}
+            seen: dict[str, list[Any]] = {"logs": [], "messages": [], "ticks": []}
             async with Client(by_channel[channel], mode=mode, **_options(seen)) as client:  # pyright: ignore[reportArgumentType]
                 assert client.era == ("modern" if mode == "auto" else "legacy"), channel
                 for option, check in HONOURED.items():

@@ -143,7 +143,6 @@ async def test_mcpdis_server_asks_mcpdis_client_a_sample_with_tools() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"extensions": [object()]}, r"Client\(extensions=\.\.\.\) is not served by mcpdi's client"),
         (
             {"max_rounds": 2, "input_required_max_rounds": 3},
             r"Client takes max_rounds= or input_required_max_rounds= \(the official SDK's name\), not both",

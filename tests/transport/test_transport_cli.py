@@ -192,6 +192,19 @@ def test_version_prints_the_package_version(tmp_path: Path) -> None:
     assert re.fullmatch(r"mcpdi \d+\.\d+\.\d+\S*\n", done.stdout)
 
 
+def test_a_command_other_than_version_never_looks_the_version_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    from mcpdi_transport._cli import _parser  # pyright: ignore[reportPrivateUsage]
+
+    def no_lookup(distribution: str) -> str:
+        msg = f"the version of {distribution} was looked up (it scans every installed package)"
+        raise AssertionError(msg)
+
+    monkeypatch.setattr(importlib.metadata, "version", no_lookup)
+    assert _parser().parse_args(["run", "server.py"]).command == "run"
+
+
 @pytest.mark.parametrize(
     ("option", "value", "complaint"),
     [

@@ -8,12 +8,16 @@ Import `Server`, `NotificationOptions`, `InitializationOptions` and `stdio_serve
 
 from __future__ import annotations
 
-from mcpdi.compat.lowlevel._server import (
-    NotificationOptions,
-    ReadResourceContents,
-    Server,
-    stdio_server,
-)
+from mcpdi.compat.lowlevel._request_context import RequestContext
+from mcpdi.compat.lowlevel._results import ReadResourceContents
+from mcpdi.compat.lowlevel._server import NotificationOptions, Server, stdio_server
 from mcpdi.lowlevel._initialization import InitializationOptions
 
-__all__ = ("InitializationOptions", "NotificationOptions", "ReadResourceContents", "Server", "stdio_server")
+__all__ = (
+    "InitializationOptions",
+    "NotificationOptions",
+    "ReadResourceContents",
+    "RequestContext",
+    "Server",
+    "stdio_server",
+)

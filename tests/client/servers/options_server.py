@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 import anyio
@@ -79,6 +80,15 @@ def sampling_seen(ctx: Context) -> str:
 @server.tool()
 def header(ctx: Context, name: str) -> str:
     return str((ctx.headers or {}).get(name))
+
+
+@server.tool()
+async def extensions_seen(ctx: Context) -> str:
+    """The client's declared extensions, after telling it of a `com.example/tick` (an extension's own)."""
+    await ctx.session.send_notification("com.example/tick", {"n": 7})
+    capabilities = ctx.client_capabilities
+    extensions = None if capabilities is None else capabilities.extensions
+    return json.dumps(extensions, sort_keys=True)
 
 
 @server.tool()

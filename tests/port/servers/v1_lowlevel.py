@@ -12,11 +12,16 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+from pydantic import AnyUrl
 
 import mcpdi.types as types
 from mcpdi.compat.lowlevel import NotificationOptions, ReadResourceContents, Server, stdio_server
 
 SHELF = {"Dune": 3, "Emma": 0}
+HEARD: list[tuple[Any, float, float | None, str | None]] = []  # the client's progress notifications
+LISTENING: list[anyio.Event] = []  # tools waiting for the next progress notification
+LEVELS: list[str] = []
+SUBSCRIBED: list[str] = []
 
 
 @asynccontextmanager
@@ -38,6 +43,12 @@ TOOLS = [
     STOCK.model_copy(update={"name": "both"}),
     types.Tool(name="whoami", description="Who is asking.", input_schema={"type": "object"}),
     types.Tool(name="broken", description="Returns a number.", input_schema={"type": "object"}),
+    types.Tool(name="triple", description="Three blocks in a tuple.", input_schema={"type": "object"}),
+    types.Tool(name="where", description="How the request came.", input_schema={"type": "object"}),
+    types.Tool(
+        name="heard", description="The client's progress, once heard.", input_schema={"type": "object"}
+    ),
+    types.Tool(name="asked", description="Levels and subscriptions asked.", input_schema={"type": "object"}),
     types.Tool(
         name="lying",
         description="Bad structured output.",
@@ -64,6 +75,22 @@ async def call_tool(name: str, arguments: dict[str, Any]) -> Any:
         return [types.TextContent(text=f"{ctx.lifespan_context['opened_by']}:{ctx.request_id}")]
     if name == "broken":
         return 42
+    if name == "triple":
+        return tuple(types.TextContent(text=word) for word in ("one", "two", "three"))
+    if name == "where":
+        request = ctx.request
+        token = ctx.meta.progressToken if ctx.meta is not None else None
+        how = "stdio" if request is None else f"{request.method} {request.url.path}"
+        return [types.TextContent(text=f"{how}; token {token}")]
+    if name == "heard":
+        with anyio.fail_after(10):
+            while not HEARD:
+                LISTENING.append(heard := anyio.Event())
+                await heard.wait()
+        return [types.TextContent(text=repr(HEARD))]
+    if name == "asked":
+        await ctx.session.send_log_message("warning", "asked", logger="shop")
+        return [types.TextContent(text=f"{LEVELS} {SUBSCRIBED}")]
     if name == "lying":
         return {"copies": "many"}
     if name == "unstructured":
@@ -87,24 +114,54 @@ async def list_resource_templates() -> list[types.ResourceTemplate]:
 
 
 @server.read_resource()
-async def read_resource(uri: Any) -> Any:
-    uri = str(uri)
-    if uri == "config://shelves":
+async def read_resource(uri: AnyUrl) -> Any:
+    if str(uri) == "config://shelves":
         return "A, B"
-    if uri == "cover://dune":
-        return [ReadResourceContents(content=b"\x89PNG", mime_type="image/png")]
-    if uri.startswith("books://"):
-        return [
-            ReadResourceContents(
-                content=f"The book {uri.removeprefix('books://')}", mime_type="text/markdown"
-            )
-        ]
+    if str(uri) == "cover://dune":
+        return [ReadResourceContents(content=b"\x89PNG", mime_type="image/png", meta={"shot": "front"})]
+    if uri.scheme == "books":
+        return [ReadResourceContents(content=f"The book {uri.host}", mime_type="text/markdown")]
+    if uri.scheme == "count":
+        return 42
     raise ValueError(f"Unknown resource: {uri}")
 
 
+@server.subscribe_resource()
+async def subscribe(uri: AnyUrl) -> None:
+    SUBSCRIBED.append(f"+{uri.scheme}")
+
+
+@server.unsubscribe_resource()
+async def unsubscribe(uri: AnyUrl) -> None:
+    SUBSCRIBED.append(f"-{uri.scheme}")
+
+
+@server.set_logging_level()
+async def set_level(level: types.LoggingLevel) -> None:
+    LEVELS.append(level)
+
+
+@server.progress_notification()
+async def progress(
+    progress_token: str | int, progress: float, total: float | None, message: str | None
+) -> None:
+    HEARD.append((progress_token, progress, total, message))
+    while LISTENING:
+        LISTENING.pop().set()
+
+
+PROMPTS = [
+    types.Prompt(name="review", arguments=[types.PromptArgument(name="title", required=True)]),
+    types.Prompt(name="blurb"),
+]
+
+
 @server.list_prompts()
-async def list_prompts() -> list[types.Prompt]:
-    return [types.Prompt(name="review", arguments=[types.PromptArgument(name="title", required=True)])]
+async def list_prompts(request: types.ListPromptsRequest) -> types.ListPromptsResult:
+    """Given the request (its parameter is typed so): one prompt a page."""
+    page = int(request.params.cursor) if request.params is not None and request.params.cursor else 0
+    after = str(page + 1) if page + 1 < len(PROMPTS) else None
+    return types.ListPromptsResult(prompts=PROMPTS[page : page + 1], next_cursor=after)
 
 
 @server.get_prompt()
@@ -128,7 +185,8 @@ async def complete(ref: Any, argument: types.CompletionArgument, context: Any) -
 
 async def main() -> None:
     async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options(NotificationOptions()))
+        options = server.create_initialization_options(NotificationOptions(tools_changed=True))
+        await server.run(read, write, options)
 
 
 if __name__ == "__main__":
