@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from mcpdi_transport._http._sse_transport import build_sse_app as build_sse_app
     from mcpdi_transport._http._store import EventStore as EventStore
     from mcpdi_transport._http._store import SessionStore as SessionStore
+    from mcpdi_transport._http._store import Trimmed as Trimmed
     from mcpdi_transport._jwt import JwtVerifier as JwtVerifier
     from mcpdi_transport._listen import CannotListen as CannotListen
     from mcpdi_transport._redis import RedisReplayStore as RedisReplayStore
@@ -77,6 +78,7 @@ __all__ = (
     "StoreUnavailable",
     "Subscription",
     "SubscriptionLost",
+    "Trimmed",
     "UnexpectedClaimedResult",
     "advertise",
     "build_http_app",
@@ -121,6 +123,7 @@ _HOMES = {
     "RedisSessions": "mcpdi_transport._redis_sessions",
     "EventStore": "mcpdi_transport._http._store",
     "SessionStore": "mcpdi_transport._http._store",
+    "Trimmed": "mcpdi_transport._http._store",
     "run_server": "mcpdi_transport._serve",
     "serve_http": "mcpdi_transport._serve",
     "serve_sse": "mcpdi_transport._serve",

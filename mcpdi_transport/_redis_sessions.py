@@ -11,13 +11,14 @@ import json
 import logging
 import math
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from typing import Any, Final, TypeVar, cast
 
 import anyio
 
 from mcpdi_transport._http._store import Reservation
 from mcpdi_transport._redis import StoreUnavailable, redis_client
+from mcpdi_transport._redis_events import RedisEvents, ms
 
 __all__ = ("RedisSessions",)
 
@@ -32,16 +33,10 @@ _BROADCAST_WINDOW: Final = 15.0
 """Seconds after its last heartbeat a process still gets the messages sent to every process."""
 _INBOX_TTL: Final = 120.0
 """Seconds the messages for a process that stopped reading stay in Redis."""
-_END_ID: Final = "2-0"
-"""Events are stored as `1-<number>`; the writer's end marker sorts after all of them."""
 
 
 def _text(name: object) -> str:
     return bytes(name).decode() if isinstance(name, bytes | bytearray) else str(name)
-
-
-def _ms(seconds: float) -> int:
-    return max(1, math.ceil(seconds * 1000))
 
 
 def _flat(fields: Mapping[str, str]) -> list[str]:
@@ -113,19 +108,27 @@ rescore(ARGV[1], ARGV[2])
 return fields
 """
         )
-        # KEYS: the record, the live set, the peer sets' prefix. ARGV: id.
+        # KEYS: the record, the live set, the peer sets' prefix, the session's byte counts, its
+        # streams. ARGV: id, the events' key prefix.
         self.delete = client.register_script(
             """
 local ok, peer = pcall(redis.call, 'hget', KEYS[1], 'peer')
 local removed = redis.call('del', KEYS[1])
 redis.call('zrem', KEYS[2], ARGV[1])
 if ok and peer then redis.call('zrem', KEYS[3] .. peer, ARGV[1]) end
+local listed, streams = pcall(redis.call, 'lrange', KEYS[5], 0, -1)
+if listed then
+    for _, entry in ipairs(streams) do
+        redis.call('del', ARGV[2] .. string.sub(entry, string.find(entry, ' ', 1, true) + 1))
+    end
+end
+redis.call('del', KEYS[4], KEYS[5])
 return removed
 """
         )
 
 
-class _Reach:
+class Reach:
     """Runs Redis commands: a lost connection becomes `StoreUnavailable`, logged once per outage."""
 
     __slots__ = ("_down",)
@@ -149,98 +152,6 @@ class _Reach:
         return result
 
 
-def _log_failed_writes(results: Sequence[object]) -> None:
-    """A retried write finds its events already stored (Redis refuses an id twice): that is no error."""
-    for result in results:
-        if isinstance(result, Exception) and "equal or smaller" not in str(result):
-            logger.warning("the Redis event store refused a write: %s", result)
-
-
-class _RedisEvents:
-    """Each resumable SSE stream is a Redis stream, its entries `1-<event number>`, expiring when idle."""
-
-    __slots__ = ("_alive", "_client", "_reach", "_wait_cap", "max_events", "prefix", "writers_prefix")
-
-    def __init__(
-        self,
-        client: Any,
-        reach: _Reach,
-        prefix: str,
-        max_events: int,
-        *,
-        writers_prefix: str,
-        alive: Callable[[str], str],
-        wait_cap: float,
-    ) -> None:
-        self._client = client
-        self._reach = reach
-        self.prefix = prefix
-        self.max_events = max_events
-        self.writers_prefix = writers_prefix
-        self._alive = alive
-        """The key that exists while a process holds its lease."""
-        self._wait_cap = wait_cap
-        """A blocking read ends before this, well before the socket timeout."""
-
-    def _writer(self, key: str) -> str:
-        """Who writes the stream `key` and the request it answers: a hash of its own, which no
-        trimming of the stream's events removes, expiring with the stream."""
-        return self.writers_prefix + key
-
-    async def begin(self, key: str, *, writer: str, answering: str, ttl: float) -> None:
-        pipe = self._client.pipeline(transaction=False)
-        pipe.hset(self._writer(key), mapping={b"writer": writer.encode(), b"answering": answering.encode()})
-        pipe.pexpire(self._writer(key), _ms(ttl))
-        _log_failed_writes(await self._reach(pipe.execute(raise_on_error=False)))
-
-    async def orphaned(self, key: str) -> str | None:
-        writer, answering = await self._reach(self._client.hmget(self._writer(key), b"writer", b"answering"))
-        if writer is None or answering is None:
-            return None  # written by a process that does not say who it is: no lease to check
-        pipe = self._client.pipeline(transaction=False)
-        pipe.exists(self._alive(bytes(writer).decode()))
-        pipe.xrange(self.prefix + key, _END_ID, _END_ID)
-        alive, ended = await self._reach(pipe.execute())
-        return None if alive or ended else bytes(answering).decode()
-
-    async def append(self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float) -> None:
-        pipe = self._client.pipeline(transaction=False)
-        for number, frame in events:
-            pipe.xadd(self.prefix + key, {b"f": frame}, id=f"1-{number}", maxlen=self.max_events)
-        pipe.pexpire(self.prefix + key, _ms(ttl))
-        pipe.pexpire(self._writer(key), _ms(ttl))
-        _log_failed_writes(await self._reach(pipe.execute(raise_on_error=False)))
-
-    async def end(self, key: str, *, ttl: float) -> None:
-        pipe = self._client.pipeline(transaction=False)
-        pipe.xadd(self.prefix + key, {b"end": b""}, id=_END_ID, maxlen=self.max_events)
-        pipe.pexpire(self.prefix + key, _ms(ttl))
-        _log_failed_writes(await self._reach(pipe.execute(raise_on_error=False)))
-
-    async def trim(self, key: str, first_kept: int) -> None:
-        await self._reach(self._client.xtrim(self.prefix + key, minid=f"1-{first_kept}", approximate=False))
-
-    async def exists(self, key: str) -> bool:
-        return bool(await self._reach(self._client.exists(self.prefix + key, self._writer(key))))
-
-    async def read(self, key: str, after: int, *, wait: float) -> tuple[list[tuple[int, bytes]], bool]:
-        start = f"1-{after}" if after >= 0 else "0-0"
-        command = self._client.xread(
-            {self.prefix + key: start}, count=256, block=_ms(min(wait, self._wait_cap))
-        )
-        reply: list[tuple[Any, list[tuple[bytes, dict[bytes, bytes]]]]] = await self._reach(command) or []
-        events: list[tuple[int, bytes]] = []
-        ended = False
-        for _, entries in reply:
-            for entry_id, fields in entries:
-                text = entry_id.decode()
-                if text == _END_ID:
-                    ended = True
-                elif b"f" in fields:
-                    events.append((int(text.partition("-")[2]), fields[b"f"]))
-        return events, ended
-
-
 class RedisSessions:
     """Handshake-era sessions shared by every process using one Redis (a `SessionStore`).
 
@@ -253,7 +164,9 @@ class RedisSessions:
     and `max_sessions_per_peer` count every process's; Lua scripts keep them in step.
     Processes pass each other the client's answers and cancellations through an inbox (a
     Redis list) per process, so a message sent is kept until its process takes it, and each
-    resumable SSE stream is a Redis stream of at most `max_stream_events` events. When Redis
+    resumable SSE stream is a Redis stream of at most `max_stream_events` events; the events
+    of all streams of one session count against its `max_buffered_bytes` together, whichever
+    process writes them (see `RedisEvents`), and go with the session. When Redis
     is unreachable, the requests that need it get `-32603` "The shared session store (Redis) is unreachable;
     send the same request again shortly"; they succeed again once Redis is back.
 
@@ -289,25 +202,24 @@ class RedisSessions:
             msg = f"process_lease must be a positive number of seconds, not {process_lease!r}"
             raise ValueError(msg)
         self._client: Any = client if client is not None else redis_client(url, timeout, retry_closed=True)
-        self._reach = _Reach()
+        self._reach = Reach()
         self._scripts = _Scripts(self._client)
         self.prefix = prefix
         self.processes = prefix + "processes"
         self.lease = process_lease
         self._timeout = timeout
         self._listening: set[str] = set()
-        self._events = _RedisEvents(
+        self._events = RedisEvents(
             self._client,
             self._reach,
-            prefix + "events:",
+            prefix,
             max_stream_events,
-            writers_prefix=prefix + "writer:",
             alive=self._alive,
             wait_cap=self._blocking_wait(),
         )
 
     @property
-    def events(self) -> _RedisEvents:
+    def events(self) -> RedisEvents:
         return self._events
 
     def _record(self, session_id: str) -> str:
@@ -325,18 +237,18 @@ class RedisSessions:
         are dropped first, so an expired session frees its slot.
         """
         keys = [self.prefix + "live", f"{self.prefix}peer:{peer}"]
-        args = [session_id, _ms(ttl), max_sessions, max_per_peer]
+        args = [session_id, ms(ttl), max_sessions, max_per_peer]
         verdict = int(await self._reach(self._scripts.reserve(keys=keys, args=args)))
         return _RESERVATIONS[verdict]
 
     async def create(self, session_id: str, record: Mapping[str, str], *, ttl: float) -> bool:
-        args = [_ms(ttl), session_id, 1, *_flat(record)]
+        args = [ms(ttl), session_id, 1, *_flat(record)]
         return bool(await self._reach(self._scripts.write(keys=self._keys(session_id), args=args)))
 
     async def load(self, session_id: str, *, ttl: float) -> dict[str, str] | None:
         import redis.exceptions
 
-        command = self._scripts.load(keys=self._keys(session_id), args=[_ms(ttl), session_id])
+        command = self._scripts.load(keys=self._keys(session_id), args=[ms(ttl), session_id])
         try:
             flat: list[bytes] = await self._reach(command)
         except redis.exceptions.ResponseError as error:  # a key of another type: no session
@@ -348,7 +260,7 @@ class RedisSessions:
 
     async def save(self, session_id: str, changes: Mapping[str, str], *, ttl: float) -> bool:
         """Write the `changes` fields (the others stay as any process wrote them) of a live session."""
-        args = [_ms(ttl), session_id, 0, *_flat(changes)]
+        args = [ms(ttl), session_id, 0, *_flat(changes)]
         return bool(await self._reach(self._scripts.write(keys=self._keys(session_id), args=args)))
 
     async def touch(self, session_ids: Sequence[str], *, ttl: float | None) -> list[bool]:
@@ -362,7 +274,9 @@ class RedisSessions:
         return [bool(result) for result in await self._reach(pipe.execute())]
 
     async def delete(self, session_id: str) -> bool:
-        command = self._scripts.delete(keys=self._keys(session_id), args=[session_id])
+        """Remove the record, the session's slots, its stored events and their byte counts."""
+        keys = [*self._keys(session_id), *self._events.budget_keys(session_id)]
+        command = self._scripts.delete(keys=keys, args=[session_id, self.prefix + "events:"])
         return bool(await self._reach(command))
 
     def _inbox(self, process: str) -> str:
@@ -396,7 +310,7 @@ class RedisSessions:
             pipe = self._client.pipeline(transaction=False)
             for process in targets:
                 pipe.rpush(self._inbox(process), data)
-                pipe.pexpire(self._inbox(process), _ms(_INBOX_TTL))
+                pipe.pexpire(self._inbox(process), ms(_INBOX_TTL))
             await self._reach(pipe.execute())
         return True
 
@@ -439,7 +353,7 @@ class RedisSessions:
     async def _beat(self, process: str) -> None:
         now = time.time()
         pipe = self._client.pipeline(transaction=False)
-        pipe.set(self._alive(process), b"1", px=_ms(self.lease))  # expires by Redis's clock, not ours
+        pipe.set(self._alive(process), b"1", px=ms(self.lease))  # expires by Redis's clock, not ours
         pipe.zadd(self.processes, {process: now})
         pipe.zremrangebyscore(self.processes, "-inf", now - 10 * max(_BROADCAST_WINDOW, self.lease))
         await self._reach(pipe.execute())

@@ -234,8 +234,9 @@ def build_http_app(
       oldest are dropped. `max_buffered_bytes_total`: what all sessions of the process keep
       together (256 MiB by default); past it the session holding the most loses its oldest
       events first, and a warning is logged once per overflow. A client resuming past dropped
-      events gets the oldest ones still kept, as with the per-session budget. Both are per
-      process: each process behind a gateway has its own.
+      events gets the oldest ones still kept, as with the per-session budget. The total is
+      per process: each process behind a gateway has its own. With `sessions=`, a session's
+      `max_buffered_bytes` counts the events of every process serving it, together.
     - `max_pending_client_requests`: server-to-client requests all handshake-era sessions of
       the process may have waiting for an answer at once (10,000 by default); past it a call
       asking one more fails at once with `-32603` naming the limit, and a warning is logged

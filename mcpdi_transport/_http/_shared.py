@@ -30,7 +30,7 @@ from mcpdi_transport._http._legacy_session import LegacySession
 from mcpdi_transport._http._registry import LocalSessions, Refusal, peer_full
 from mcpdi_transport._http._shared_streams import EVENT_ID, Mirror, MirroredStream, StoredStream
 from mcpdi_transport._http._sse import EventStream, TotalBudget
-from mcpdi_transport._http._store import Reservation, SessionStore
+from mcpdi_transport._http._store import Reservation, SessionStore, Trimmed
 from mcpdi_transport._outbound import OutboundRequests
 from mcpdi_transport._redis import StoreUnavailable
 
@@ -109,6 +109,12 @@ class SharedSession(LegacySession):
         key = _stream_key(self.session_id, stream_id)
         return MirroredStream(stream_id, key, budget=self.budget, mirror=self._mirror, answering=answering)
 
+    def _forget(self, stream_id: str) -> None:
+        stream = self.streams.get(stream_id)
+        super()._forget(stream_id)
+        if isinstance(stream, MirroredStream):
+            stream.forget()
+
     def state(self) -> tuple[object, ...]:
         """What a record holds, to tell whether handling a message changed it."""
         c = self.connection
@@ -159,7 +165,13 @@ class SharedSessions:
         self.store = store
         self.ttl = options.session_idle_timeout
         self.process = secrets.token_hex(8)
-        self.mirror = Mirror(store.events, self.ttl, writer=self.process)
+        self.mirror = Mirror(
+            store.events,
+            self.ttl,
+            writer=self.process,
+            max_bytes=options.max_buffered_bytes,
+            tell=self._tell_trimmed,
+        )
         self.replicas = LocalSessions(options)
         """This process's replicas, the sessions it serves now."""
         self._running: Running | None = None
@@ -374,6 +386,15 @@ class SharedSessions:
         if not await self.store.publish(note | {"op": "deliver", "to": asker}):
             raise StoreUnavailable(GONE)
 
+    async def _tell_trimmed(self, trim: Trimmed) -> None:
+        """Tell the process writing a stream that the session's budget dropped its oldest events."""
+        session_id, _, stream_id = trim.key.rpartition(":")
+        note = {"op": "trim", "to": trim.writer, "from": self.process, "session": session_id}
+        try:
+            await self.store.publish(note | {"stream": stream_id, "first": trim.first_kept})
+        except StoreUnavailable as error:  # the store dropped them; only that process's copy stays
+            logger.error("cannot tell the writer of SSE stream %s what was trimmed: %s", stream_id, error)
+
     async def _listen(self) -> None:
         async for note in self.store.listen(self.process):
             session = self.replicas.by_id.get(str(note.get("session")))
@@ -383,6 +404,11 @@ class SharedSessions:
             message: Any = note.get("message")
             if operation == "end":
                 self.replicas.end_session(session)
+            elif operation == "trim":
+                first = note.get("first")
+                key = _stream_key(session.session_id, str(note.get("stream")))
+                if isinstance(first, int):
+                    await self.mirror.drop(Trimmed(self.process, key, first))
             elif not isinstance(message, Mapping):
                 continue
             elif operation == "deliver":

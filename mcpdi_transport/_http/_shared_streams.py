@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import logging
 import re
+import weakref
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Final
 
 import anyio
@@ -14,7 +15,7 @@ import anyio
 from mcpdi.lowlevel import INTERNAL_ERROR
 from mcpdi_transport._http._common import error_body
 from mcpdi_transport._http._sse import PING, PING_INTERVAL, ByteBudget, EventStream, message_frame
-from mcpdi_transport._http._store import EventStore
+from mcpdi_transport._http._store import EventStore, Trimmed
 from mcpdi_transport._redis import StoreUnavailable
 
 __all__ = ("EVENT_ID", "WRITER_GONE", "Mirror", "MirroredStream", "StoredStream")
@@ -30,7 +31,7 @@ _READ_WAIT: Final = 1.0
 
 _Write = tuple[str, str, int, bytes]
 """(operation, stream key, number, frame): `begin` it (the frame: the id of the request it
-answers), `add` an event, `trim` below a number, `end` it."""
+answers), `add` an event, `trim` below a number, `end` it, `forget` its events (read to the end)."""
 
 WRITER_GONE: Final = "The process running this call is gone; the call ended without an answer"
 
@@ -40,13 +41,30 @@ class Mirror:
 
     While the store is unreachable the writes wait (and are retried); clients reading from
     this process get every event meanwhile, only resuming on another process waits.
+
+    The store counts each session's events against `max_bytes`, all processes' together;
+    past it the session's oldest events go, whoever wrote them. The writer of a stream drops
+    them from its memory too: this process at once for its own streams, another process
+    when `tell` (the bus) reaches it.
     """
 
-    def __init__(self, events: EventStore, ttl: float, *, writer: str) -> None:
+    def __init__(
+        self,
+        events: EventStore,
+        ttl: float,
+        *,
+        writer: str,
+        max_bytes: int,
+        tell: Callable[[Trimmed], Awaitable[None]],
+    ) -> None:
         self.events = events
         self.ttl = ttl
         self.writer = writer
         """The process whose streams these are (its lease tells readers elsewhere it still writes)."""
+        self.max_bytes = max_bytes
+        self._tell = tell
+        self.streams: weakref.WeakValueDictionary[str, MirroredStream] = weakref.WeakValueDictionary()
+        """This process's streams by key, while they live."""
         self._pending: deque[_Write] = deque()
         self._arrived = anyio.Event()
         self._down = False
@@ -108,7 +126,7 @@ class Mirror:
         key = ""
         for operation, stream_key, number, frame in batch:
             if added and (operation != "add" or stream_key != key):
-                await self.events.append(key, added, ttl=self.ttl)
+                await self._append(key, added)
                 added = []
             key = stream_key
             if operation == "add":
@@ -119,10 +137,28 @@ class Mirror:
                 )
             elif operation == "trim":
                 await self.events.trim(stream_key, number)
+            elif operation == "forget":
+                await self.events.forget(stream_key, writer=self.writer)
             else:
                 await self.events.end(stream_key, ttl=self.ttl)
         if added:
-            await self.events.append(key, added, ttl=self.ttl)
+            await self._append(key, added)
+
+    async def _append(self, key: str, added: list[tuple[int, bytes]]) -> None:
+        trimmed = await self.events.append(
+            key, added, ttl=self.ttl, writer=self.writer, max_bytes=self.max_bytes
+        )
+        for trim in trimmed:
+            await self.drop(trim)
+
+    async def drop(self, trim: Trimmed) -> None:
+        """Drop the events the session's budget trimmed from memory: here, or where they were written."""
+        if trim.writer != self.writer:
+            await self._tell(trim)
+            return
+        stream = self.streams.get(trim.key)
+        if stream is not None:
+            stream.drop_before(trim.first_kept)
 
 
 class MirroredStream(EventStream):
@@ -132,7 +168,7 @@ class MirroredStream(EventStream):
     reader elsewhere can end that request with an error should this process die before the end.
     """
 
-    __slots__ = ("_answering", "_key", "_mirror")
+    __slots__ = ("__weakref__", "_answering", "_key", "_mirror")
 
     def __init__(
         self, stream_id: str, key: str, *, budget: ByteBudget, mirror: Mirror, answering: str | None = None
@@ -140,6 +176,7 @@ class MirroredStream(EventStream):
         super().__init__(stream_id, resumable=True, budget=budget)
         self._key = key
         self._mirror = mirror
+        mirror.streams[key] = self
         self._answering = answering
         """The request this stream answers, until the store has been told (then None)."""
 
@@ -164,10 +201,19 @@ class MirroredStream(EventStream):
         self._mirror.put(("trim", self._key, self._dropped, b""))
         return True
 
+    def drop_before(self, first_kept: int) -> None:
+        """Forget the events below `first_kept`, which the store dropped already."""
+        while self._dropped < first_kept and super().drop_oldest():
+            pass
+
     def close(self) -> None:
         if not self.closed:
             self._mirror.put(("end", self._key, 0, b""))
         super().close()
+
+    def forget(self) -> None:
+        """The stream was read to its end (or is one too many kept): the store forgets its events."""
+        self._mirror.put(("forget", self._key, 0, b""))
 
 
 class StoredStream(EventStream):

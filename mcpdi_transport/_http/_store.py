@@ -8,23 +8,41 @@ one, each process keeps its sessions in memory. A store that cannot be reached r
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-__all__ = ("EventStore", "Reservation", "SessionStore")
+__all__ = ("EventStore", "Reservation", "SessionStore", "Trimmed")
 
 Reservation = Literal["reserved", "full", "peer full"]
 """What `SessionStore.reserve` decided for a new session."""
+
+
+@dataclass(frozen=True, slots=True)
+class Trimmed:
+    """The session's byte budget dropped the events of stream `key` numbered below `first_kept`;
+    `writer` (the process writing that stream) drops them from its memory too."""
+
+    writer: str
+    key: str
+    first_kept: int
 
 
 class EventStore(Protocol):
     """The events of resumable SSE streams, by stream key, kept for a client that resumes anywhere.
 
     Event `n` of a stream is stored under its number; `read` returns the events after a
-    number and whether the writer ended the stream.
+    number and whether the writer ended the stream. A stream key is `<session id>:<stream id>`:
+    the events of all streams of one session count against one byte budget, whichever process
+    writes them.
     """
 
-    async def append(self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float) -> None:
-        """Store `(number, frame)` pairs in order; the stream is kept `ttl` seconds after its last write."""
+    async def append(
+        self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float, writer: str, max_bytes: int
+    ) -> list[Trimmed]:
+        """Store `(number, frame)` pairs in order (a pair stored already is not stored or counted
+        again); the stream is kept `ttl` seconds after its last write. When the session's
+        streams then hold more than `max_bytes`, the oldest events go first, from the session's
+        oldest stream on, all but this stream's newest event: what was dropped is returned."""
         ...
 
     async def begin(self, key: str, *, writer: str, answering: str, ttl: float) -> None:
@@ -42,6 +60,10 @@ class EventStore(Protocol):
 
     async def trim(self, key: str, first_kept: int) -> None:
         """Forget the events numbered below `first_kept` (the session's byte budget dropped them)."""
+        ...
+
+    async def forget(self, key: str, *, writer: str) -> None:
+        """Forget every event of the ended stream (read to its end), keeping only its end."""
         ...
 
     async def exists(self, key: str) -> bool:
@@ -87,7 +109,8 @@ class SessionStore(Protocol):
         ...
 
     async def delete(self, session_id: str) -> bool:
-        """Remove the record (every process then answers 404); False if it had already ended."""
+        """Remove the record (every process then answers 404) and the session's stored events
+        with their count; False if it had already ended."""
         ...
 
     async def publish(self, message: Mapping[str, Any]) -> bool:

@@ -6,7 +6,7 @@ With `SHARED_SESSIONS=1` its handshake-era sessions live in that Redis too (no p
 backend serves any session), each Redis command waiting at most `REDIS_TIMEOUT` seconds, the
 process's lease lasting `PROCESS_LEASE` seconds, each write of its SSE events reaching Redis
 `EVENTS_LAG` seconds late (as on a busy machine), and a question to the client at most
-`CLIENT_REQUEST_TIMEOUT` seconds.
+`CLIENT_REQUEST_TIMEOUT` seconds; a session buffers at most `MAX_BUFFERED_BYTES` of events.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import anyio
 from pydantic import BaseModel, Field
 
 from mcpdi import Context, Elicit, MCPServer, RequestStateSecurity, Resolve
-from mcpdi_transport import RedisReplayStore, RedisSessions, serve_http
+from mcpdi_transport import RedisReplayStore, RedisSessions, Trimmed, serve_http
 
 BACKEND = os.environ["BACKEND"]
 
@@ -79,6 +79,16 @@ async def steps(count: int, ctx: Context) -> str:
 
 
 @mcp.tool()
+async def hold(kilobytes: int, ctx: Context, pause: float = 0.0) -> str:
+    """Log a kilobyte `kilobytes` times, `pause` seconds apart, then take 30 s (the stream stays open)."""
+    for n in range(kilobytes):
+        await ctx.info(f"{n:04d} on {BACKEND} " + "x" * 1000)
+        await anyio.sleep(pause)
+    await anyio.sleep(30)
+    return f"held on {BACKEND}"
+
+
+@mcp.tool()
 async def wait(seconds: float) -> str:
     """Take a while."""
     await anyio.sleep(seconds)
@@ -99,9 +109,11 @@ class LateEvents:
         await anyio.sleep(self._lag)
         await self._events.begin(key, writer=writer, answering=answering, ttl=ttl)
 
-    async def append(self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float) -> None:
+    async def append(
+        self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float, writer: str, max_bytes: int
+    ) -> list[Trimmed]:
         await anyio.sleep(self._lag)
-        await self._events.append(key, events, ttl=ttl)
+        return await self._events.append(key, events, ttl=ttl, writer=writer, max_bytes=max_bytes)
 
     async def end(self, key: str, *, ttl: float) -> None:
         await anyio.sleep(self._lag)
@@ -110,6 +122,10 @@ class LateEvents:
     async def trim(self, key: str, first_kept: int) -> None:
         await anyio.sleep(self._lag)
         await self._events.trim(key, first_kept)
+
+    async def forget(self, key: str, *, writer: str) -> None:
+        await anyio.sleep(self._lag)
+        await self._events.forget(key, writer=writer)
 
 
 class LateRedisSessions(RedisSessions):
@@ -133,6 +149,8 @@ if __name__ == "__main__":
         options: dict[str, object] = {"sessions": sessions}
     else:
         options = {"session_id_prefix": f"{BACKEND}-"}
+    if "MAX_BUFFERED_BYTES" in os.environ:
+        options["max_buffered_bytes"] = int(os.environ["MAX_BUFFERED_BYTES"])
     if "CLIENT_REQUEST_TIMEOUT" in os.environ:
         options["client_request_timeout"] = float(os.environ["CLIENT_REQUEST_TIMEOUT"])
     serve = functools.partial(serve_http, mcp, "127.0.0.1", int(sys.argv[1]), **options)

@@ -20,7 +20,7 @@ from scale_services import Redis, redis_server
 from starlette.applications import Starlette
 
 from mcpdi import AccessToken, AuthSettings, Context, MCPServer
-from mcpdi_transport import RedisSessions, build_http_app
+from mcpdi_transport import RedisSessions, Trimmed, build_http_app
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -276,9 +276,10 @@ async def test_the_redis_event_store_reads_after_a_number_takes_a_write_twice_an
     events = store.events
     try:
         assert not await events.exists("s:1")
-        await events.append("s:1", [(0, b"zero"), (1, b"one"), (2, b"two")], ttl=60)
+        budget = {"ttl": 60, "writer": "a" * 16, "max_bytes": 1 << 20}
+        await events.append("s:1", [(0, b"zero"), (1, b"one"), (2, b"two")], **budget)
         with caplog.at_level(logging.WARNING, "mcpdi_transport"):
-            await events.append("s:1", [(2, b"two"), (3, b"three")], ttl=60)  # a retried batch
+            await events.append("s:1", [(2, b"two"), (3, b"three")], **budget)  # a retried batch
         assert caplog.records == []
         assert await events.read("s:1", 1, wait=0.01) == ([(2, b"two"), (3, b"three")], False)
         await events.trim("s:1", 2)
@@ -288,6 +289,39 @@ async def test_the_redis_event_store_reads_after_a_number_takes_a_write_twice_an
         assert await events.exists("s:1")
         await events.begin("s:2", writer="a" * 16, answering="7", ttl=60)
         assert await events.exists("s:2")  # begun: its writer may have died before its first event
+    finally:
+        await store.aclose()
+
+
+async def test_the_redis_event_store_counts_a_sessions_streams_together_and_drops_the_oldest_first(
+    redis_url: str,
+) -> None:
+    store = RedisSessions(redis_url, prefix=f"mcpdi:test-{secrets.token_hex(4)}:")
+    events, budget = store.events, {"ttl": 60, "max_bytes": 10}
+    first, second = "a" * 16, "b" * 16
+    try:
+        assert await events.append("s:1", [(0, b"1234"), (1, b"5678")], writer=first, **budget) == []
+        assert await events.append("s:1", [(1, b"5678")], writer=first, **budget) == []  # counted once
+        # Another process's stream of the session overflows it: the session's oldest go first.
+        trimmed = await events.append("s:2", [(0, b"abcdef")], writer=second, **budget)
+        assert trimmed == [Trimmed(first, "s:1", 1)]
+        assert await events.read("s:1", -1, wait=0.01) == ([(1, b"5678")], False)
+        # Past the budget on its own, a stream keeps its newest event for the reader waiting.
+        trimmed = await events.append("s:2", [(1, b"0123456789ab")], writer=second, **budget)
+        assert trimmed == [Trimmed(first, "s:1", 2), Trimmed(second, "s:2", 1)]
+        assert await events.read("s:2", -1, wait=0.01) == ([(1, b"0123456789ab")], False)
+        await events.trim("s:2", 2)  # dropped by the writer's own budget: uncounted too
+        await events.end("s:1", ttl=60)
+        await events.forget("s:1", writer=first)
+        raw: Any = redis.asyncio.Redis.from_url(redis_url)
+        try:
+            assert await raw.hgetall(store.prefix + "bytes:s") == {b"total": b"0", b"s:2": b"0"}
+            assert await raw.lrange(store.prefix + "streams:s", 0, -1) == [f"{second} s:2".encode()]
+            await store.delete("s")  # the session ends: its events and their count go with it
+            assert await raw.exists(store.prefix + "bytes:s", store.prefix + "streams:s") == 0
+            assert await raw.exists(store.prefix + "events:s:2") == 0
+        finally:
+            await raw.aclose()
     finally:
         await store.aclose()
 

@@ -360,7 +360,8 @@ async def test_a_stream_is_orphaned_while_its_writer_holds_no_lease_however_its_
     events, writer = store.events, "a" * 16
     try:
         await events.begin("s:1", writer=writer, answering='"call-7"', ttl=60)
-        await events.append("s:1", [(n, b"data: x\r\n\r\n") for n in range(20)], ttl=60)
+        frames = [(n, b"data: x\r\n\r\n") for n in range(20)]
+        await events.append("s:1", frames, ttl=60, writer=writer, max_bytes=1 << 20)
         await events.trim("s:1", 15)  # the session's byte budget dropped the oldest events
         await events.begin("s:2", writer=writer, answering="8", ttl=60)
         await events.end("s:2", ttl=60)

@@ -15,6 +15,7 @@ import pytest
 
 from mcpdi_transport._http._shared_streams import Mirror, MirroredStream
 from mcpdi_transport._http._sse import ByteBudget
+from mcpdi_transport._http._store import Trimmed
 from mcpdi_transport._redis import StoreUnavailable
 
 pytestmark = pytest.mark.anyio
@@ -42,8 +43,10 @@ class Events:
         self.writers[key] = (writer, answering)
         self.recorded.set()
 
-    async def append(self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float) -> None:
-        pass
+    async def append(
+        self, key: str, events: Sequence[tuple[int, bytes]], *, ttl: float, writer: str, max_bytes: int
+    ) -> list[Trimmed]:
+        return []
 
     async def end(self, key: str, *, ttl: float) -> None:
         pass
@@ -54,6 +57,9 @@ class Events:
     async def trim(self, key: str, first_kept: int) -> None:
         pass
 
+    async def forget(self, key: str, *, writer: str) -> None:
+        pass
+
     async def exists(self, key: str) -> bool:
         return key in self.writers
 
@@ -61,9 +67,13 @@ class Events:
         return [], False
 
 
+async def told(trim: Trimmed) -> None:  # pragma: no cover - one process: nothing to tell
+    pass
+
+
 def answer_stream(events: Events) -> tuple[Mirror, MirroredStream]:
     """A mirror writing to `events`, and the primed stream of the answer to request 7."""
-    mirror = Mirror(events, 60, writer=WRITER)
+    mirror = Mirror(events, 60, writer=WRITER, max_bytes=1 << 20, tell=told)
     stream = MirroredStream(STREAM, f"s:{STREAM}", budget=ByteBudget(1 << 20), mirror=mirror, answering="7")
     stream.prime(1000)
     return mirror, stream
