@@ -20,6 +20,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from mcpdi.lowlevel._errors import HEADER_MISMATCH, INVALID_PARAMS, UNSUPPORTED_VERSION, MCPError
+from mcpdi.lowlevel._json_values import copy_json, same_json
 from mcpdi.lowlevel._jsonrpc import is_request_id
 from mcpdi.lowlevel._param_headers import MalformedHeaderValue, decode_header_value
 
@@ -151,11 +152,35 @@ def _validated(model: type[_ModelT], raw: object) -> _ModelT:
     return validated
 
 
+@dataclass(slots=True)
+class _LastEnvelope:
+    """The last `_meta` read into an envelope and that envelope, replaced as one value."""
+
+    read: tuple[dict[str, Any], Envelope] | None = None
+
+
+_last_envelope: Final = _LastEnvelope()
+
+
 def read_envelope(params: Mapping[str, Any] | None) -> Envelope | MCPError:
-    """Validate a modern request's `_meta` envelope (rungs in the reference order, first failure wins)."""
+    """Validate a modern request's `_meta` envelope (rungs in the reference order, first failure wins).
+
+    A client sends the same `_meta` on request after request: one equal to the last one read
+    (exactly, `same_json`) gets that one's envelope (frozen, shared like its models).
+    """
     meta = _envelope_meta(params)
     if isinstance(meta, MCPError):
         return meta
+    last = _last_envelope.read
+    if last is not None and same_json(meta, last[0]):
+        return last[1]
+    envelope = _read_envelope(meta)
+    if type(envelope) is Envelope and type(meta) is dict:
+        _last_envelope.read = (copy_json(meta), envelope)
+    return envelope
+
+
+def _read_envelope(meta: Mapping[str, Any]) -> Envelope | MCPError:
     version = meta[PROTOCOL_VERSION_META_KEY]
     if (problem := _check_version(version)) is not None:
         return problem

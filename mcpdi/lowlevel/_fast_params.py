@@ -16,7 +16,7 @@ from typing import Any, Final, Optional, cast
 
 from pydantic import BaseModel, ValidationError
 
-from mcpdi.lowlevel._fast_sieve import copy_json
+from mcpdi.lowlevel._json_values import copy_json, same_json
 from mcpdi.lowlevel._wire_methods import methods
 
 __all__ = ("tool_call_params_pass",)
@@ -70,36 +70,13 @@ def _known_for(version: str) -> _Known | None:
     return known
 
 
-def _same_json(value: Any, known: Any) -> bool:
-    """`value == known` where that is exact: the same JSON kinds all the way down (no `1 == True`)."""
-    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
-    if kind is not type(known):  # pyright: ignore[reportUnknownArgumentType]
-        return False
-    if kind is dict:
-        if len(value) != len(known):
-            return False
-        for key, item in value.items():
-            if type(key) is not str:
-                return False
-            other = known.get(key, _ABSENT)
-            if type(item) is str:  # most leaves: compared here rather than in a call per leaf
-                if type(other) is not str or item != other:
-                    return False
-            elif not _same_json(item, other):
-                return False
-        return True
-    if kind is list:
-        return len(value) == len(known) and all(_same_json(a, b) for a, b in zip(value, known, strict=True))
-    return kind in (str, int, bool, float, type(None)) and value == known
-
-
 def _meta_passes(known: _Known, meta: Any) -> bool:
     if known.meta:
         last = known.meta[0]
         if meta is _ABSENT or last is _ABSENT:
             if meta is last:
                 return True
-        elif _same_json(meta, last):
+        elif same_json(meta, last):
             return True
     probe: dict[str, Any] = {"name": ""}
     if meta is not _ABSENT:

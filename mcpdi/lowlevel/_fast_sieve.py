@@ -13,9 +13,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
+from mcpdi.lowlevel._json_values import copy_json
 from mcpdi.lowlevel._wire_methods import methods
 
-__all__ = ("copy_json", "sieve_plain_tool_result")
+__all__ = ("sieve_plain_tool_result",)
 
 _METHOD: Final = "tools/call"
 _KEYS: Final = frozenset({"_meta", "content", "isError", "resultType", "structuredContent"})
@@ -70,16 +71,6 @@ def _is_plain_json(value: Any) -> bool:
     if kind is dict:
         return all(type(key) is str and _is_plain_json(item) for key, item in value.items())
     return False
-
-
-def copy_json(value: Any) -> Any:
-    """A copy of JSON data: new dicts and lists all the way down, the same leaves."""
-    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
-    if kind is dict:
-        return {key: copy_json(item) for key, item in value.items()}
-    if kind is list:
-        return [copy_json(item) for item in value]
-    return value
 
 
 def _is_string_tree(meta: dict[str, Any]) -> bool:

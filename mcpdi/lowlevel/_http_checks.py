@@ -48,21 +48,29 @@ async def _mcp_param_problem(
     arguments = params.get("arguments")
     if not isinstance(name, str) or (arguments is not None and not isinstance(arguments, Mapping)):
         return None
-    if not arguments and not any(header.startswith("mcp-param-") for header, _ in headers):
-        return None
+    sent = False
     for header, value in headers:
-        if header.startswith("mcp-param-") and not (value.isascii() and value.isprintable()):
-            # Header bytes are read as latin-1: a raw non-ASCII byte is no valid value. The
-            # spec sends non-ASCII text as `=?base64?...?=`.
-            msg = (
-                f"The {header} header holds a raw non-ASCII or control character; "
-                "send such values Base64-encoded as =?base64?...?="
-            )
-            return MCPError(HEADER_MISMATCH, msg)
+        if header.startswith("mcp-param-"):
+            sent = True
+            if not (value.isascii() and value.isprintable()):
+                # Header bytes are read as latin-1: a raw non-ASCII byte is no valid value. The
+                # spec sends non-ASCII text as `=?base64?...?=`.
+                msg = (
+                    f"The {header} header holds a raw non-ASCII or control character; "
+                    "send such values Base64-encoded as =?base64?...?="
+                )
+                return MCPError(HEADER_MISMATCH, msg)
+    if not arguments and not sent:
+        return None
+    getter = runner.server.get_tool_header_params  # the rules read at registration, when it has them
     meta = params.get("_meta")
     try:
-        rules = await runner.tool_header_rules(
-            name, meta=cast("Mapping[str, Any]", meta) if isinstance(meta, Mapping) else None, peer=peer
+        rules = (
+            getter(name)
+            if getter is not None
+            else await runner.tool_header_rules(
+                name, meta=cast("Mapping[str, Any]", meta) if isinstance(meta, Mapping) else None, peer=peer
+            )
         )
     except Exception:
         # Header validation must never break a working call: skip it, loudly.

@@ -245,6 +245,8 @@ class Runner(Generic[LifespanT]):
             return error_response(request.id, error)
 
     def _choose_era(self, request: Request, connection: Connection) -> Literal["legacy", "modern"]:
+        if connection.era == "modern":
+            return self._stay_modern(request, connection)
         claims_modern = request.method != "initialize" and has_modern_envelope(request.params)
         if connection.era == "unset":
             if claims_modern:
@@ -259,6 +261,10 @@ class Runner(Generic[LifespanT]):
                 )
                 raise MCPError(INVALID_REQUEST, msg)
             return "legacy"
+        return self._stay_modern(request, connection)
+
+    def _stay_modern(self, request: Request, connection: Connection) -> Literal["modern"]:
+        """A connection serving the 2026-07-28 era refuses the handshake when its era is locked."""
         if request.method == "initialize" and connection.locks_era:
             requested = (request.params or {}).get("protocolVersion")
             data: dict[str, Any] = {"supported": list(MODERN_PROTOCOL_VERSIONS)}

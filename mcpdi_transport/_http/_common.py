@@ -180,14 +180,33 @@ class _DecodedHeaders:
     repeated: bool
 
 
+_DECODED_LIMIT: Final = 1024
+_decoded_pairs: dict[tuple[bytes, ...], tuple[str, str]] = {}
+"""Raw header pairs to their decoded form: a client sends the same headers on every request,
+so most are decoded once (bounded: emptied when full; credentials are never kept)."""
+_NOT_KEPT: Final = frozenset({b"authorization", b"proxy-authorization", b"cookie"})
+
+
+def _decoded_pair(raw: Sequence[bytes]) -> tuple[str, str]:
+    name, value = raw
+    # Field values exclude surrounding whitespace (RFC 9110 §5.5); not every server strips it.
+    pair = (name.decode("latin-1").lower(), value.decode("latin-1").strip(" \t"))
+    if isinstance(raw, tuple) and name.lower() not in _NOT_KEPT:  # ASGI allows lists: not hashable
+        if len(_decoded_pairs) >= _DECODED_LIMIT:
+            _decoded_pairs.clear()
+        _decoded_pairs[raw] = pair
+    return pair
+
+
 def _decoded(scope: Scope) -> _DecodedHeaders:
     decoded: _DecodedHeaders | None = scope.get(_HEADERS_KEY)
     if decoded is None:
-        # Field values exclude surrounding whitespace (RFC 9110 §5.5); not every server strips it.
-        pairs = [
-            (name.decode("latin-1").lower(), value.decode("latin-1").strip(" \t"))
-            for name, value in scope["headers"]
-        ]
+        known = _decoded_pairs
+        pairs: list[tuple[str, str]] = []
+        raw_headers: list[Sequence[bytes]] = scope["headers"]  # tuples from every server we know
+        for raw in raw_headers:
+            pair = known.get(raw) if isinstance(raw, tuple) else None
+            pairs.append(_decoded_pair(raw) if pair is None else pair)
         first: dict[str, str] = {}
         for name, value in pairs:
             first.setdefault(name, value)

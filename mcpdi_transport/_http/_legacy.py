@@ -50,6 +50,8 @@ logger = logging.getLogger("mcpdi_transport")
 
 _SESSION_HEADER: Final = "mcp-session-id"
 _REQUEST_CANCELLED: Final = -32800
+_SESSION_METHODS: Final = frozenset({"GET", "POST", "DELETE"})
+_STATELESS_METHODS: Final = frozenset({"POST"})
 _JSON_ONLY_REASON: Final = (
     "this endpoint answers with plain JSON (json_response=True), so nothing can carry a request "
     "to the client; serve SSE answers or use protocol 2026-07-28"
@@ -124,7 +126,7 @@ class LegacyEndpoint:
         method = exchange.method
         stateless = self.options.stateless
         allowed = "POST" if stateless else "GET, POST, DELETE"
-        if method not in allowed.split(", "):
+        if method not in (_STATELESS_METHODS if stateless else _SESSION_METHODS):
             body = error_body(INVALID_REQUEST, "Method Not Allowed")
             await exchange.reply(body, status=405, headers={"Allow": allowed})
             return
@@ -179,7 +181,7 @@ class LegacyEndpoint:
         if not isinstance(kind, Request):
             await self._take(running, session, kind, message, exchange)
         elif self.options.json_response:
-            await self._answer_json(running, session, kind, message, exchange)
+            await self._answer_json(running, session, kind, exchange)
         else:
             await self._answer_sse(running, session, kind, message, exchange)
 
@@ -219,12 +221,7 @@ class LegacyEndpoint:
         return connection
 
     async def _answer_json(
-        self,
-        running: Running,
-        session: LegacySession | None,
-        request: Request,
-        message: Mapping[str, Any],
-        exchange: HttpExchange,
+        self, running: Running, session: LegacySession | None, request: Request, exchange: HttpExchange
     ) -> None:
         peer = StreamPeer(peer_headers(exchange.scope), None, None, _JSON_ONLY_REASON)
         response: dict[str, Any] | None = None
@@ -241,7 +238,7 @@ class LegacyEndpoint:
         if session is None:
             response = await handle_safely(
                 running,
-                message,
+                request,
                 self._stateless_connection(exchange),
                 peer,
                 cancel_scope=cancel_scope,
@@ -251,7 +248,7 @@ class LegacyEndpoint:
             session.running[key] = cancel_scope
             try:
                 response = await self.sessions.serve(
-                    running, session, message, peer, cancel_scope=cancel_scope, answer_late=answer_late
+                    running, session, request, peer, cancel_scope=cancel_scope, answer_late=answer_late
                 )
             finally:
                 session.running.pop(key, None)

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Final, Protocol
 
 import anyio
 
-from mcpdi.lowlevel import INTERNAL_ERROR, INVALID_REQUEST, Peer
+from mcpdi.lowlevel import INTERNAL_ERROR, INVALID_REQUEST, Peer, Request
 from mcpdi_transport._http._common import AppOptions, Running, error_body, handle_safely
 from mcpdi_transport._http._legacy_session import LegacySession
 from mcpdi_transport._http._sse import EventStream, TotalBudget
@@ -75,13 +75,15 @@ class SessionRegistry(Protocol):
         self,
         running: Running,
         session: LegacySession,
-        message: Mapping[str, Any],
+        message: Mapping[str, Any] | Request,
         peer: Peer,
         *,
         cancel_scope: anyio.CancelScope | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> dict[str, Any] | None:
-        """Serve one message of `session` (`handle_safely`), keeping what it changed."""
+        """Serve one message of `session` (`handle_safely`), keeping what it changed.
+
+        `message` is a parsed message, or a `Request` the endpoint already classified."""
         ...
 
     async def undelivered(self, session: LegacySession, message: Mapping[str, Any]) -> None:
@@ -135,7 +137,7 @@ class LocalSessions:
         self,
         running: Running,
         session: LegacySession,
-        message: Mapping[str, Any],
+        message: Mapping[str, Any] | Request,
         peer: Peer,
         *,
         cancel_scope: anyio.CancelScope | None = None,

@@ -6,8 +6,8 @@ import asyncio
 import ipaddress
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Final, cast
+from dataclasses import dataclass, field
+from typing import Any, Final, cast
 
 import anyio
 from starlette.responses import PlainTextResponse, Response
@@ -68,6 +68,12 @@ def _matches(value: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
+_VerdictKey = tuple[bool, str, str, "str | None"]
+"""A request's say in the checks: whether it is a POST, its Content-Type, Host and Origin."""
+_VERDICTS_LIMIT: Final = 256
+_UNDECIDED: Final[Any] = object()
+
+
 def is_json_media_type(content_type: str) -> bool:
     """Whether a `Content-Type` names exactly `application/json` (parameters allowed)."""
     return content_type.partition(";")[0].strip().lower() == "application/json"
@@ -89,23 +95,51 @@ class SecurityPolicy:
     allowed_origins: tuple[str, ...]
     warnings: tuple[str, ...] = ()
     """What an operator should hear at start: checks that are off, and why."""
+    _verdicts: dict[_VerdictKey, tuple[str, int] | None] = field(
+        init=False, repr=False, compare=False, hash=False
+    )
 
     @property
     def dns_rebinding_protection(self) -> bool:
         return self.check_host or self.check_origin
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_verdicts", {})
+
     def check(self, method: str, headers: Mapping[str, str]) -> Response | None:
         """The rejection for this request, or None when it may proceed.
 
-        `headers`: lower-cased names to the first value of each request header.
+        `headers`: lower-cased names to the first value of each request header. A client
+        sends the same three on every request, so each verdict is kept (bounded: emptied
+        when full).
         """
-        if method == "POST" and not is_json_media_type(headers.get("content-type", "")):
-            return PlainTextResponse("Invalid Content-Type header", status_code=400)
-        if self.check_host and not _matches(headers.get("host", ""), self.allowed_hosts):
-            return PlainTextResponse("Invalid Host header", status_code=421)
-        origin = headers.get("origin")
+        key = (
+            method == "POST",
+            headers.get("content-type", ""),
+            headers.get("host", ""),
+            headers.get("origin"),
+        )
+        verdicts = self._verdicts
+        verdict = verdicts.get(key, _UNDECIDED)
+        if verdict is _UNDECIDED:
+            verdict = self._verdict(*key)
+            if len(verdicts) >= _VERDICTS_LIMIT:
+                verdicts.clear()
+            verdicts[key] = verdict
+        if verdict is None:
+            return None
+        text, status = verdict
+        return PlainTextResponse(text, status_code=status)
+
+    def _verdict(
+        self, post: bool, content_type: str, host: str, origin: str | None
+    ) -> tuple[str, int] | None:
+        if post and not is_json_media_type(content_type):
+            return "Invalid Content-Type header", 400
+        if self.check_host and not _matches(host, self.allowed_hosts):
+            return "Invalid Host header", 421
         if self.check_origin and origin and not _matches(origin, self.allowed_origins):
-            return PlainTextResponse("Invalid Origin header", status_code=403)
+            return "Invalid Origin header", 403
         return None
 
 

@@ -24,7 +24,7 @@ import anyio
 from mcp_types import ClientCapabilities, Implementation
 from pydantic import BaseModel
 
-from mcpdi.lowlevel import INTERNAL_ERROR, Connection, Peer
+from mcpdi.lowlevel import INTERNAL_ERROR, Connection, Peer, Request
 from mcpdi_transport._http._common import AppOptions, Running, error_body, handle_safely
 from mcpdi_transport._http._legacy_session import LegacySession
 from mcpdi_transport._http._registry import LocalSessions, Refusal, peer_full
@@ -332,7 +332,7 @@ class SharedSessions:
         self,
         running: Running,
         session: LegacySession,
-        message: Mapping[str, Any],
+        message: Mapping[str, Any] | Request,
         peer: Peer,
         *,
         cancel_scope: anyio.CancelScope | None = None,
@@ -350,6 +350,8 @@ class SharedSessions:
             try:
                 await self._store_record(session)
             except StoreUnavailable as error:
+                if isinstance(message, Request):
+                    return error_body(INTERNAL_ERROR, str(error), message.id)
                 if "id" in message:
                     return error_body(INTERNAL_ERROR, str(error), message["id"])
                 logger.error("the session %s could not be stored: %s", session.session_id, error)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import mcp_types as types
 import pytest
 from core_doubles import RecordingPeer, make_server, modern_request
 from inline_snapshot import snapshot
+from mcp_types import CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY
 
 from mcpdi.lowlevel import Connection, MCPError, NoBackChannel, Runner, ServerRequestContext
 
@@ -273,14 +275,23 @@ async def test_methods_that_do_not_exist_at_2026_are_method_not_found(
     }
 
 
-async def test_the_context_carries_the_request_envelope() -> None:
-    seen: list[ServerRequestContext] = []
+def _recording_call_tool(
+    seen: list[ServerRequestContext],
+) -> Callable[[ServerRequestContext, types.CallToolRequestParams], Awaitable[types.CallToolResult]]:
+    """A `tools/call` handler that keeps the context of every call in `seen`."""
 
     async def call_tool(
         ctx: ServerRequestContext, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         seen.append(ctx)
         return types.CallToolResult(content=[])
+
+    return call_tool
+
+
+async def test_the_context_carries_the_request_envelope() -> None:
+    seen: list[ServerRequestContext] = []
+    call_tool = _recording_call_tool(seen)
 
     peer = RecordingPeer(headers={"mcp-method": "tools/call"})
     capabilities: dict[str, Any] = {"elicitation": {"form": {}}}
@@ -402,3 +413,37 @@ async def test_ctx_log_rejects_an_unknown_level_naming_the_valid_ones() -> None:
         "log level 'loud' is not one of debug, info, notice, warning, error, critical, alert, emergency; "
         "pass one of those to ctx.log()"
     )
+
+
+async def test_each_request_gets_the_envelope_it_sent_even_after_an_equal_looking_one() -> None:
+    seen: list[ServerRequestContext] = []
+    call_tool = _recording_call_tool(seen)
+
+    one = {"experimental": {"batch": {"size": 1}}}
+    true = {"experimental": {"batch": {"size": True}}}  # == `one` in Python, not in JSON
+    metas: list[dict[str, Any]] = [
+        {"capabilities": one},
+        {"capabilities": one},
+        {"capabilities": true},
+        {"capabilities": one, CLIENT_INFO_META_KEY: {"name": "other", "version": "2"}},
+        {"capabilities": one, LOG_LEVEL_META_KEY: "error"},
+        {"capabilities": one, LOG_LEVEL_META_KEY: "loud"},
+    ]
+    answers: list[dict[str, Any] | None] = []
+    async with make_server(on_call_tool=call_tool).running() as runner:
+        for i, meta in enumerate(metas):
+            message = modern_request(i, "tools/call", {"name": "x"}, **meta)
+            answers.append(await runner.handle(message, Connection.for_modern_request(), RecordingPeer()))
+    sizes = [ctx.client_capabilities.experimental["batch"]["size"] for ctx in seen]  # type: ignore[index,union-attr]
+    assert [(type(size), size) for size in sizes] == [(int, 1), (int, 1), (bool, True), (int, 1), (int, 1)]
+    assert [ctx.client_info.name for ctx in seen if ctx.client_info] == [
+        "test-client",
+        "test-client",
+        "test-client",
+        "other",
+        "test-client",
+    ]
+    assert [ctx.requested_log_level for ctx in seen] == [None, None, None, None, "error"]
+    last = answers[-1]
+    assert last is not None
+    assert last["error"]["code"] == -32602

@@ -223,3 +223,25 @@ async def test_a_cancellation_from_outside_while_a_body_is_read_is_not_taken_for
     with anyio.move_on_after(0.2) as outer:
         await BodyLimit(never_called, body_timeout=30)(scope, trickling_body(), send)
     assert (outer.cancelled_caught, sent) == (True, [])
+
+
+async def test_every_request_is_checked_on_its_own_headers_whatever_came_before() -> None:
+    sequence = [
+        ({}, 200),
+        ({"host": "evil.example:8000"}, 421),
+        ({}, 200),
+        ({"origin": "http://evil.example"}, 403),
+        ({"origin": "http://localhost:3000"}, 200),
+        ({"origin": "http://evil.example"}, 403),
+        ({"content-type": "text/plain"}, 400),
+        ({"content-type": "application/json; charset=utf-8"}, 200),
+        ({"host": "evil.example:8000"}, 421),
+    ]
+    async with http_client(build_http_app(server)) as client:
+        statuses = [
+            (
+                await client.post("/mcp", json=DISCOVER, headers=modern_headers("server/discover", **extra))
+            ).status_code
+            for extra, _ in sequence
+        ]
+    assert statuses == [status for _, status in sequence]

@@ -103,14 +103,9 @@ class StreamingExchange:
         raise AssertionError("the stream ended without another message")
 
 
-@asynccontextmanager
-async def streaming(
-    app: Starlette, method: str, headers: Mapping[str, str | bytes], body: Any = None
-) -> AsyncIterator[StreamingExchange]:
-    """Send one request to `app` (lifespan already entered) and read the response as it comes."""
-    exchange = StreamingExchange()
-    raw = json.dumps(body).encode() if body is not None else b""
-    scope: dict[str, Any] = {
+def asgi_scope(method: str, headers: list[Any]) -> dict[str, Any]:
+    """The ASGI scope of one request to `/mcp` from 127.0.0.1, `headers` passed as they are."""
+    return {
         "type": "http",
         "asgi": {"version": "3.0"},
         "http_version": "1.1",
@@ -122,9 +117,22 @@ async def streaming(
         "root_path": "",
         "server": ("127.0.0.1", 8000),
         "client": ("127.0.0.1", 50000),
-        "headers": [(b"host", b"127.0.0.1:8000")]
-        + [(k.lower().encode(), v if isinstance(v, bytes) else v.encode()) for k, v in headers.items()],
+        "headers": headers,
     }
+
+
+@asynccontextmanager
+async def streaming(
+    app: Starlette, method: str, headers: Mapping[str, str | bytes], body: Any = None
+) -> AsyncIterator[StreamingExchange]:
+    """Send one request to `app` (lifespan already entered) and read the response as it comes."""
+    exchange = StreamingExchange()
+    raw = json.dumps(body).encode() if body is not None else b""
+    scope = asgi_scope(
+        method,
+        [(b"host", b"127.0.0.1:8000")]
+        + [(k.lower().encode(), v if isinstance(v, bytes) else v.encode()) for k, v in headers.items()],
+    )
     sent_body = False
 
     async def receive() -> Message:

@@ -1,0 +1,42 @@
+"""Parsed JSON values compared exactly and copied: what the per-request caches of the core key on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ("copy_json", "same_json")
+
+_ABSENT: Any = object()
+
+
+def same_json(value: Any, known: Any) -> bool:
+    """`value == known` where that is exact: the same JSON kinds all the way down (no `1 == True`)."""
+    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
+    if kind is not type(known):  # pyright: ignore[reportUnknownArgumentType]
+        return False
+    if kind is dict:
+        if len(value) != len(known):
+            return False
+        for key, item in value.items():
+            if type(key) is not str:
+                return False
+            other = known.get(key, _ABSENT)
+            if type(item) is str:  # most leaves: compared here rather than in a call per leaf
+                if type(other) is not str or item != other:
+                    return False
+            elif not same_json(item, other):
+                return False
+        return True
+    if kind is list:
+        return len(value) == len(known) and all(same_json(a, b) for a, b in zip(value, known, strict=True))
+    return kind in (str, int, bool, float, type(None)) and value == known
+
+
+def copy_json(value: Any) -> Any:
+    """A copy of JSON data: new dicts and lists all the way down, the same leaves."""
+    kind = type(value)  # pyright: ignore[reportUnknownVariableType]
+    if kind is dict:
+        return {key: copy_json(item) for key, item in value.items()}
+    if kind is list:
+        return [copy_json(item) for item in value]
+    return value
