@@ -10,6 +10,7 @@ such as `on_call_tool`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
@@ -174,6 +175,7 @@ def wrap_handler(
             return await handler(request, params)
         return await run_chain(tuple(chain), MiddlewareContext(method, params, request, server), innermost)
 
+    functools.update_wrapper(through_chain, handler, assigned=(), updated=())  # `inspect.unwrap` finds it
     if not spanned:
         return through_chain
     in_span = traced(method, through_chain)
@@ -185,7 +187,7 @@ def wrap_handler(
             return await handler(request, params)
         return await run_chain(tuple(chain), MiddlewareContext(method, params, request, server), innermost)
 
-    return handle
+    return functools.update_wrapper(handle, handler, assigned=(), updated=())
 
 
 def bypass_when_idle(

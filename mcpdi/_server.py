@@ -26,7 +26,7 @@ from mcpdi._extensions import apply_extensions
 from mcpdi._handlers import Handlers
 from mcpdi._identity import Identity
 from mcpdi._lifespan import check_lifespan, entered_lifespan
-from mcpdi._middleware import ServerMiddleware
+from mcpdi._middleware import ServerMiddleware, wrap_handler
 from mcpdi._options import chosen_request_state
 from mcpdi._overrides import ResolverOverrides
 from mcpdi._registration import caller_namespace
@@ -148,9 +148,16 @@ class MCPServer(Registering, Identity, Generic[LifespanT]):
             lifespan=self._enter_lifespan,  # pyright: ignore[reportArgumentType]
             get_tool_input_schema=self._registry.tool_input_schema,
             get_tool_header_params=self._registry.tool_header_params,
-            on_subscribe_resource=self.subscriptions.subscribe,
-            on_unsubscribe_resource=self.subscriptions.unsubscribe,
-            on_subscriptions_listen=self.subscriptions.listen,
+            # inside the middleware too, so auth, logging and telemetry see subscribers as well
+            on_subscribe_resource=wrap_handler(
+                "resources/subscribe", self.subscriptions.subscribe, self._middleware, self
+            ),
+            on_unsubscribe_resource=wrap_handler(
+                "resources/unsubscribe", self.subscriptions.unsubscribe, self._middleware, self
+            ),
+            on_subscriptions_listen=None
+            if self.subscriptions.listen is None
+            else wrap_handler("subscriptions/listen", self.subscriptions.listen, self._middleware, self),
             **on,
         )
         self._server.serving_options = self.serving_options

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -254,9 +255,10 @@ class Server(Generic[LifespanT]):
 
     def end_listen_streams(self) -> None:
         """End every open `subscriptions/listen` stream gracefully (each sends its result): a
-        transport calls it when shutdown begins, so listening clients are not kept to the grace."""
+        transport calls it when shutdown begins, so listening clients are not kept to the grace.
+        A handler wrapped (middleware) is unwrapped to find the listen handler's `close`."""
         entry = self._handlers.get("subscriptions/listen")
-        close = getattr(entry.handler, "close", None) if entry is not None else None
+        close = getattr(inspect.unwrap(entry.handler), "close", None) if entry is not None else None
         if callable(close):
             close()
 

@@ -153,7 +153,8 @@ def _options(seen: dict[str, list[Any]]) -> dict[str, Any]:
         "client_info": types.Implementation(name="probe", version="7.1"),
         "log_level": "warning",
         "discover_timeout": 5.0,
-        "read_timeout_seconds": 3.0,
+        # it bounds initialize too, which over stdio waits for the server process to start
+        "read_timeout_seconds": 8.0,
         "sampling_capabilities": types.SamplingCapability(context=types.SamplingContextCapability()),
         "extensions": [_probe_extension(seen)],
     }
