@@ -53,17 +53,21 @@ async def entered_lifespan(
     lifespan: Callable[[Any], AbstractAsyncContextManager[Any]] | None,
     app_scope: AppScope,
     request_state: RequestStateSecurity,
+    delivering: AbstractAsyncContextManager[None],
 ) -> AsyncGenerator[Any]:
-    """`lifespan(server)` entered (`{}` without one); on the way out the app-scoped values are
-    cleaned up and the request state's replay store closed, whatever the lifespan raised."""
-    try:
-        if lifespan is None:
-            yield {}
-            return
-        async with lifespan(server) as value:
-            yield value
-    finally:
+    """`lifespan(server)` entered (`{}` without one) inside `delivering` (the `resources/subscribe`
+    subscribers fed from the bus, so updates raised in the lifespan reach them too); on the way
+    out the app-scoped values are cleaned up and the request state's replay store closed,
+    whatever the lifespan raised."""
+    async with delivering:
         try:
-            await app_scope.aclose()
+            if lifespan is None:
+                yield {}
+                return
+            async with lifespan(server) as value:
+                yield value
         finally:
-            await request_state.aclose()  # a shared replay store's connections
+            try:
+                await app_scope.aclose()
+            finally:
+                await request_state.aclose()  # a shared replay store's connections

@@ -298,7 +298,8 @@ class MCPServer(Registering, Identity, Generic[LifespanT]):
         return self._app_scope
 
     def _enter_lifespan(self, server: Server[LifespanT]) -> AbstractAsyncContextManager[Any]:
-        return entered_lifespan(self, self._lifespan, self._app_scope, self.request_state)
+        delivering = self.subscriptions.delivering()
+        return entered_lifespan(self, self._lifespan, self._app_scope, self.request_state, delivering)
 
     # -- lookups --------------------------------------------------------------------------
 

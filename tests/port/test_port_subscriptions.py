@@ -87,10 +87,12 @@ async def test_a_client_that_leaves_its_listen_stream_leaves_nothing_behind() ->
     async with serve(mcp.streamable_http_app()) as url, Client(url, mode=MODERN) as client:
         async with client.listen(resource_subscriptions=["notes://today"]):
             assert listen.open_streams == 1
+            assert len(mcp.subscriptions.bus) == 2  # and the resources/subscribe subscribers' own
         with anyio.fail_after(10):
             while listen.open_streams:  # the server sees the stream close, then drops the listener
                 await anyio.sleep(0.01)
-        assert len(mcp.subscriptions.bus) == 0
+        assert len(mcp.subscriptions.bus) == 1
+    assert len(mcp.subscriptions.bus) == 0  # the server stopped: none is left
 
 
 # -- the handshake era: resources/subscribe ---------------------------------------------------
@@ -310,3 +312,100 @@ async def test_ctx_session_change_notifications_travel_only_where_the_era_allows
         "notifications/resources/updated",
         "notifications/tools/list_changed",
     ]
+
+
+# -- the handshake era over a bus shared by several processes ---------------------------------
+
+
+def noting_server(name: str, bus: Any = None) -> mcpdi.MCPServer:
+    """A server with two resources and a tool that announces an update of either."""
+    mcp = mcpdi.MCPServer(name, subscriptions=bus)
+
+    @mcp.resource("notes://{day}")
+    def note(day: str) -> str:
+        return day
+
+    @mcp.tool()
+    async def touch(uri: str, ctx: mcpdi.Context) -> str:
+        await ctx.notify_resource_updated(uri)
+        return "touched"
+
+    return mcp
+
+
+async def heard_until_last(heard: Heard, last: str) -> list[str]:
+    """Every URI `heard` takes up to `last` (an update announced after the others: what comes
+    before it on the connection's channel is all that was sent)."""
+    with anyio.fail_after(10):
+        while last not in heard.notifications:
+            await heard.arrived.wait()
+            heard.arrived = anyio.Event()
+    uris = heard.notifications[: heard.notifications.index(last) + 1]
+    del heard.notifications[: len(uris)]
+    return uris
+
+
+@handshake_subscribe
+async def test_a_subscriber_hears_once_what_another_process_on_its_bus_announces_over_http() -> None:
+    shared = mcpdi.InMemorySubscriptionBus()
+    first, second = noting_server("a", shared), noting_server("b", shared)
+    heard = Heard()
+    async with (
+        serve(first.streamable_http_app()) as first_url,
+        serve(second.streamable_http_app()) as second_url,
+        Client(first_url, mode="legacy", message_handler=heard) as subscriber,
+        Client(second_url, mode="legacy") as elsewhere,
+    ):
+        await subscriber.subscribe_resource("notes://today")
+        await subscriber.subscribe_resource("notes://last")
+        await elsewhere.call_tool("touch", {"uri": "notes://today"})  # raised on the other process
+        await elsewhere.call_tool("touch", {"uri": "notes://last"})
+        assert await heard_until_last(heard, "notes://last") == ["notes://today", "notes://last"]
+        await subscriber.unsubscribe_resource("notes://today")
+        await elsewhere.call_tool("touch", {"uri": "notes://today"})
+        await elsewhere.call_tool("touch", {"uri": "notes://last"})
+        assert await heard_until_last(heard, "notes://last") == ["notes://last"]
+
+
+@handshake_subscribe
+async def test_a_subscriber_in_memory_hears_once_what_another_server_on_its_bus_announces() -> None:
+    shared = mcpdi.InMemorySubscriptionBus()
+    first, second = noting_server("a", shared), noting_server("b", shared)
+    heard, unsubscribed = Heard(), Heard()
+    async with (
+        McpdiClient(first, mode="legacy", message_handler=heard) as subscriber,
+        McpdiClient(first, mode="legacy", message_handler=unsubscribed) as other,
+        McpdiClient(second, mode="legacy") as elsewhere,
+    ):
+        await subscriber.subscribe_resource("notes://today")
+        await subscriber.subscribe_resource("notes://last")
+        await other.subscribe_resource("notes://today")
+        await other.unsubscribe_resource("notes://today")
+        await other.subscribe_resource("notes://last")
+        await elsewhere.call_tool("touch", {"uri": "notes://today"})
+        await elsewhere.call_tool("touch", {"uri": "notes://last"})
+        assert await heard_until_last(heard, "notes://last") == ["notes://today", "notes://last"]
+        assert await heard_until_last(unsubscribed, "notes://last") == ["notes://last"]
+        assert first.subscriptions.subscriber_count("notes://last") == 2
+    with anyio.fail_after(10):
+        while first.subscriptions.subscriber_count("notes://last"):  # the clients ended
+            gc.collect()
+            await anyio.sleep(0.01)
+    await second.subscriptions.announce_updated("notes://last")  # reaches nobody, raises nothing
+    assert len(shared) == 0  # neither server runs: neither left its listener
+
+
+@handshake_subscribe
+async def test_an_update_on_the_default_bus_reaches_its_subscriber_once() -> None:
+    mcp = noting_server("alone")
+    heard = Heard()
+    async with (
+        serve(mcp.streamable_http_app()) as url,
+        Client(url, mode="legacy", message_handler=heard) as client,
+    ):
+        await client.subscribe_resource("notes://today")
+        await client.subscribe_resource("notes://last")
+        await client.call_tool("touch", {"uri": "notes://today"})
+        await mcp.subscriptions.announce_updated("notes://today")
+        await client.call_tool("touch", {"uri": "notes://last"})
+        assert await heard_until_last(heard, "notes://last") == ["notes://today"] * 2 + ["notes://last"]
