@@ -101,11 +101,14 @@ class Subscriptions:
         if self._tasks is not None:
             yield
             return
+        failure: Exception | None = None
         async with anyio.create_task_group() as tasks:
             self._tasks = tasks
             unsubscribe = self.bus.subscribe(self._heard)
             try:
                 yield
+            except Exception as exc:  # raised below as it is, not wrapped in the task group's group
+                failure = exc
             finally:
                 self._tasks = None
                 try:
@@ -113,6 +116,8 @@ class Subscriptions:
                 except Exception:  # a custom bus failing must not fail the shutdown
                     logger.exception("the subscription bus's unsubscribe raised")
                 tasks.cancel_scope.cancel()
+        if failure is not None:
+            raise failure
 
     def _heard(self, event: ServerEvent) -> None:
         """The bus listener: queue a resource update for every connection subscribed to it."""
