@@ -200,18 +200,18 @@ def test_every_client_keyword_has_a_row() -> None:
     assert not set(HONOURED) & set(REFUSED)
 
 
+@pytest.mark.parametrize("channel", CHANNELS)
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_each_option_shows_its_effect_on_every_channel(mode: str) -> None:
+async def test_each_option_shows_its_effect_on_every_channel(mode: str, channel: str) -> None:
     async with targets() as by_channel:
-        for channel in CHANNELS:
-            seen: dict[str, list[Any]] = {"logs": [], "messages": [], "ticks": []}
-            async with Client(by_channel[channel], mode=mode, **_options(seen)) as client:  # pyright: ignore[reportArgumentType]
-                assert client.era == ("modern" if mode == "auto" else "legacy"), channel
-                for option, check in HONOURED.items():
-                    try:
-                        await check(client, seen)
-                    except (AssertionError, pytest.fail.Exception, Exception) as failed:
-                        raise AssertionError(f"{option} on {channel} ({mode}): {failed}") from None
+        seen: dict[str, list[Any]] = {"logs": [], "messages": [], "ticks": []}
+        async with Client(by_channel[channel], mode=mode, **_options(seen)) as client:  # pyright: ignore[reportArgumentType]
+            assert client.era == ("modern" if mode == "auto" else "legacy"), channel
+            for option, check in HONOURED.items():
+                try:
+                    await check(client, seen)
+                except (AssertionError, pytest.fail.Exception, Exception) as failed:
+                    raise AssertionError(f"{option} on {channel} ({mode}): {failed}") from None
 
 
 async def test_headers_reach_memory_and_http_and_are_refused_on_stdio() -> None:
