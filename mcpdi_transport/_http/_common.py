@@ -183,8 +183,9 @@ class _DecodedHeaders:
 _DECODED_LIMIT: Final = 1024
 _decoded_pairs: dict[tuple[bytes, ...], tuple[str, str]] = {}
 """Raw header pairs to their decoded form: a client sends the same headers on every request,
-so most are decoded once (bounded: emptied when full; credentials are never kept)."""
-_NOT_KEPT: Final = frozenset({b"authorization", b"proxy-authorization", b"cookie"})
+so most are decoded once (bounded: emptied when full; credentials and session ids, which a
+client does not share with others and which outlive nothing here, are never kept)."""
+_NOT_KEPT: Final = frozenset({b"authorization", b"proxy-authorization", b"cookie", b"mcp-session-id"})
 
 
 def _decoded_pair(raw: Sequence[bytes]) -> tuple[str, str]:

@@ -62,3 +62,21 @@ async def test_headers_read_the_same_on_every_request_whether_pairs_are_tuples_o
             status, _ = await _post_raw(app, [pair(field) for field in fields], body)
             statuses.append(status)
     assert statuses == [200, 200, 400, 200, 400, 200]
+
+
+def test_decoded_headers_keep_no_credential_or_session_id_for_later_requests() -> None:
+    from mcpdi_transport._http import _common
+
+    secret = [
+        (b"authorization", b"Bearer s3cret"),
+        (b"proxy-authorization", b"Basic eA=="),
+        (b"cookie", b"sid=1"),
+        (b"mcp-session-id", b"a1b2c3"),
+    ]
+    scope = {"type": "http", "headers": [*secret, (b"x-kept", b" plain ")]}
+    decoded = _common._decoded(scope)  # pyright: ignore[reportPrivateUsage]
+    assert decoded.first["authorization"] == "Bearer s3cret"
+    assert decoded.first["mcp-session-id"] == "a1b2c3"
+    kept = _common._decoded_pairs  # pyright: ignore[reportPrivateUsage]
+    assert kept[(b"x-kept", b" plain ")] == ("x-kept", "plain")
+    assert not set(secret) & set(kept)
