@@ -28,7 +28,7 @@ from time import thread_time_ns
 from typing import Annotated, Any
 
 from benchmarks import decorators, engine, graphs
-from benchmarks.summary import Linearity, Verdict, linearity, not_measured
+from benchmarks.summary import Linearity, Verdict, is_peer, linearity, not_measured
 
 ENGINE_SIZES = (10, 50, 200, 1000)
 TOOL_COUNTS = (100, 1000, 10_000)
@@ -131,9 +131,12 @@ def _linear_verdicts(
         judged = _linear_of(rows, impl)
         goal = f"{what} linear ({impl})"
         if judged is None:
-            verdicts.append(not_measured(item, goal, "fewer than two sizes measured"))
+            verdicts.append(
+                not_measured(item, goal, "fewer than two sizes measured", reference=is_peer(impl))
+            )
         else:
-            verdicts.append(Verdict(item, goal, judged.describe(f"µs per {unit}"), judged.linear))
+            figure = judged.describe(f"µs per {unit}")
+            verdicts.append(Verdict(item, goal, figure, judged.linear, is_peer(impl)))
     return verdicts
 
 
@@ -148,12 +151,13 @@ def _engine_verdicts(rows: Sequence[SizeRow]) -> list[Verdict]:
             (r for r in rows if r.impl == impl and not r.error and r.size in hand), key=lambda r: r.size
         )
         if len(mine) < 2:
-            verdicts.append(not_measured("4", goal, "fewer than two sizes measured"))
+            verdicts.append(not_measured("4", goal, "fewer than two sizes measured", reference=is_peer(impl)))
             continue
         judged = linearity(
             [r.size for r in mine], [r.size * r.median_us / hand[r.size].median_us for r in mine]
         )
-        verdicts.append(Verdict("4", goal, judged.describe("× hand at", lambda x: f"{x:.2f}"), judged.linear))
+        figure = judged.describe("× hand at", lambda x: f"{x:.2f}")
+        verdicts.append(Verdict("4", goal, figure, judged.linear, is_peer(impl)))
     return verdicts
 
 
@@ -402,13 +406,13 @@ def _concurrency_verdicts(cells: Sequence[Any]) -> list[Verdict]:
         mine = sorted((c for c in cells if c.target == target and c.rps), key=lambda c: c.concurrency)
         goal = f"server CPU per request flat in concurrency ({target})"
         if len(mine) < 2:
-            verdicts.append(not_measured("4", goal, "fewer than two concurrency levels measured"))
+            why = "fewer than two concurrency levels measured"
+            verdicts.append(not_measured("4", goal, why, reference=is_peer(target)))
             continue
         levels = [c.concurrency for c in mine]
         judged = linearity(levels, [statistics.median(c.cpu_us) * c.concurrency for c in mine])
-        verdicts.append(
-            Verdict("4", goal, judged.describe("CPU µs/req at c", lambda x: f"{x:.0f}"), judged.linear)
-        )
+        figure = judged.describe("CPU µs/req at c", lambda x: f"{x:.0f}")
+        verdicts.append(Verdict("4", goal, figure, judged.linear, is_peer(target)))
     return verdicts
 
 

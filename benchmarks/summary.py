@@ -17,14 +17,26 @@ class Verdict:
     goal: str
     figure: str
     met: bool | None  # None: not measured in this run
+    # a peer's figure printed beside mcpdi's (e.g. whether the SDK's cost is linear): shown,
+    # never counted as a goal of mcpdi's met or missed
+    reference: bool = False
 
     @property
     def mark(self) -> str:
+        if self.reference:
+            return (
+                "reference" if self.met is None else f"reference ({'holds' if self.met else 'does not hold'})"
+            )
         return "not measured" if self.met is None else "met" if self.met else "MISSED"
 
 
-def not_measured(item: str, goal: str, why: str) -> Verdict:
-    return Verdict(item, goal, why, None)
+def not_measured(item: str, goal: str, why: str, *, reference: bool = False) -> Verdict:
+    return Verdict(item, goal, why, None, reference)
+
+
+def is_peer(impl: str) -> bool:
+    """Whether a row's implementation is a peer's (`mcp`, `mcp legacy`), not mcpdi's own."""
+    return impl.split()[0] != "mcpdi"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +79,11 @@ def format_table(verdicts: Sequence[Verdict]) -> str:
         "| --- | --- | --- | --- |",
     ]
     lines += [f"| {v.item} | {v.goal} | {v.figure} | {v.mark} |" for v in verdicts]
-    met = sum(1 for v in verdicts if v.met)
-    missed = sum(1 for v in verdicts if v.met is False)
-    lines += ["", f"{met} met, {missed} missed, {len(verdicts) - met - missed} not measured"]
+    goals = [v for v in verdicts if not v.reference]
+    met = sum(1 for v in goals if v.met)
+    missed = sum(1 for v in goals if v.met is False)
+    counts = f"{met} met, {missed} missed, {len(goals) - met - missed} not measured"
+    if len(goals) < len(verdicts):
+        counts += f" ({len(verdicts) - len(goals)} reference rows for the peers, not counted)"
+    lines += ["", counts]
     return "\n".join(lines)

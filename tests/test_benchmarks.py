@@ -136,6 +136,23 @@ def test_the_summary_table_counts_met_missed_and_unmeasured_goals() -> None:
     assert table.endswith("1 met, 1 missed, 1 not measured")
 
 
+def test_a_peers_row_is_shown_but_not_counted_as_a_goal() -> None:
+    from benchmarks.scaling import SizeRow, _linear_verdicts
+    from benchmarks.summary import format_table
+
+    def row(size: int, impl: str, median_us: float) -> SizeRow:
+        return SizeRow(size=size, impl=impl, min_us=median_us, median_us=median_us)
+
+    rows = [row(100, "mcpdi", 100), row(1000, "mcpdi", 1000), row(100, "mcp", 100), row(1000, "mcp", 5000)]
+    mine, peer = _linear_verdicts("4", "registration", rows, "tool", ("mcpdi", "mcp"))
+    assert (mine.met, mine.reference) == (True, False)
+    assert (peer.met, peer.reference) == (False, True)
+    table = format_table([mine, peer])
+    peer_line = "| registration linear (mcp) | bends at 1,000 (µs per tool 100: 1, 1,000: 5) |"
+    assert f"{peer_line} reference (does not hold) |" in table
+    assert table.endswith("1 met, 0 missed, 0 not measured (1 reference rows for the peers, not counted)")
+
+
 def test_http_goals_take_the_worst_cell_of_each_era() -> None:
     from benchmarks.http import Cell, cell_verdicts
 

@@ -31,6 +31,7 @@ from mcpdi.engine._interpret import (
     missing_argument,
     missing_context,
     offload,
+    resolver_error,
     resume,
 )
 from mcpdi.engine._plan import (
@@ -366,6 +367,7 @@ def _generate_into(plan: Plan, run: Any, namespace: dict[str, Any]) -> None:
         _offload=offload,
         _partial=functools.partial,
         _resolver_error=failed_step_error,
+        _step_error=resolver_error,
         _Bail=Bail,
         _STEPS=plan.steps,
         _missing_argument=missing_argument,
