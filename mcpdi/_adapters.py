@@ -136,11 +136,13 @@ def _result_check(edge: Edge, data: Any) -> Callable[[Any], Any]:
     return partial(_validated, checker, where, describe_type(data))
 
 
-def adapt_edge(edge: Edge, *, validate_all: bool = False) -> Adapter:
+def adapt_edge(edge: Edge, *, validate_all: bool = False) -> Adapter | None:
     """An outcome consumer gets every value as an outcome; any other consumer gets the data.
 
     With `Resolve(fn, validate=True)` (or the server's `validate_resolvers=True`), a value the
     resolver returned is checked against the consumer's annotation before it is handed over.
+    None: a data consumer of a resolver that cannot ask (its return annotation names a class
+    outside the question family) gets the value as it is, so its edge keeps no adapter.
     """
     resolver = edge.provider.name
     outcome = wants_outcome(edge.annotation)
@@ -150,7 +152,8 @@ def adapt_edge(edge: Edge, *, validate_all: bool = False) -> Adapter:
         plain: Callable[[Any], Any] = _as_outcome if check is None else partial(_then, check, _as_outcome)
         return Adapter(plain=plain, answered=partial(_answered_outcome, resolver))
     if check is None:
-        return _data_adapter(resolver, edge.parameter)
+        # Only an answered question's value is unwrapped, and this resolver never asks one.
+        return _data_adapter(resolver, edge.parameter) if edge.provider.may_ask else None
     return Adapter(plain=check, answered=_Unwrap(resolver, edge.parameter))
 
 

@@ -10,6 +10,7 @@ __all__ = ("Deferred",)
 
 T = TypeVar("T")
 V = TypeVar("V")
+R = TypeVar("R")
 Ts = TypeVarTuple("Ts")
 
 _UNSET: object = object()
@@ -29,12 +30,23 @@ class Deferred(Generic[T]):
     garbage collection to visit while the server lives.
     """
 
-    __slots__ = ("_args", "_build", "_value")
+    __slots__ = ("_args", "_build", "_spread", "_value")
 
     def __init__(self, build: Callable[[*Ts], T], *args: *Ts) -> None:
         self._build: Callable[..., T] | None = build
-        self._args: tuple[Any, ...] = args
+        self._args: Any = args
+        self._spread = True  # `_args` is the tuple of arguments, not the one argument itself
         self._value: object = _UNSET
+
+    @staticmethod
+    def of(build: Callable[[V], R], argument: V) -> Deferred[R]:
+        """`build(argument)` on the first `get()`, the argument kept as it is (no tuple around it)."""
+        deferred = cast("Deferred[R]", Deferred.__new__(Deferred))
+        deferred._build = build
+        deferred._args = argument
+        deferred._spread = False
+        deferred._value = _UNSET
+        return deferred
 
     @staticmethod
     def ready(value: V) -> Deferred[V]:
@@ -42,6 +54,7 @@ class Deferred(Generic[T]):
         deferred = cast("Deferred[V]", Deferred.__new__(Deferred))
         deferred._build = None
         deferred._args = ()
+        deferred._spread = True
         deferred._value = value
         return deferred
 
@@ -55,7 +68,7 @@ class Deferred(Generic[T]):
             with _BUILDING:
                 if self._value is _UNSET:
                     assert self._build is not None
-                    self._value = self._build(*self._args)
+                    self._value = self._build(*self._args) if self._spread else self._build(self._args)
                     self._build, self._args = None, ()  # let go of what the build needed
                 value = self._value
         return cast("T", value)

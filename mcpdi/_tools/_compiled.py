@@ -171,7 +171,7 @@ def traced(plan: Plan) -> Plan:
 
 def traced_later(plan: Plan) -> Deferred[Plan]:
     """`traced(plan)` on the first call that runs while tracing is on."""
-    return Deferred(traced, plan) if plan.steps else Deferred.ready(plan)
+    return Deferred.of(traced, plan) if plan.steps else Deferred.ready(plan)
 
 
 def _error_result(text: str, error: Exception, ctx: Context[Any]) -> CallToolResult:

@@ -164,9 +164,9 @@ class Plan:
     @property
     def source(self) -> str:
         """The generated run code, for reading and debugging (generated now if not run yet)."""
-        from mcpdi.engine._compile import generated_source  # compiling needs plans: imported late
-
-        return generated_source(self._namespace)
+        namespace = self._namespace  # holds what generates the code into it, and then the code
+        namespace["_generate_run"](namespace["_PLAN"])
+        return namespace["_SOURCE"]
 
     async def call(
         self,

@@ -525,6 +525,24 @@ async def test_concurrent_first_calls_and_lists_all_succeed(protocol_version: st
     assert all(answer == lists[0] for answer in lists)
 
 
+def test_a_value_deferred_with_one_argument_is_built_from_that_argument_once() -> None:
+    built: list[tuple[int, ...]] = []
+
+    def build(argument: tuple[int, ...]) -> int:
+        built.append(argument)
+        if len(built) == 1:
+            msg = "first build fails"
+            raise RuntimeError(msg)
+        return sum(argument)
+
+    deferred = Deferred.of(build, (1, 2))  # a tuple argument is one argument, not two
+    with pytest.raises(RuntimeError, match="first build fails"):
+        deferred.get()
+    assert not deferred.built
+    assert [deferred.get(), deferred.get()] == [3, 3]
+    assert built == [(1, 2), (1, 2)]
+
+
 def test_a_failed_build_is_raised_to_its_caller_and_tried_again() -> None:
     attempts: list[int] = []
 
