@@ -102,7 +102,7 @@ class _Endpoint:
             if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
                 await serve_modern_request(running, self.options, scope, receive, send)
             else:
-                await self.legacy.serve(running, HttpExchange(scope, receive, send))
+                await self.legacy.serve(running, HttpExchange(scope, receive, send, headers))
 
     def drain(self, grace: float) -> None:
         """Shutdown began: requests get `grace` seconds, then a JSON-RPC error; streams end.

@@ -236,6 +236,13 @@ async def _collect_body(receive: Receive, max_body_size: int) -> tuple[bytes, li
     if message["type"] == "http.request" and not message.get("more_body", False):
         body: bytes = message.get("body", b"")  # the usual case: the whole body in one message
         return _TOO_LARGE if len(body) > max_body_size else (body, [])
+    return await _collect_rest(receive, max_body_size, message)
+
+
+async def _collect_rest(
+    receive: Receive, max_body_size: int, message: Message
+) -> tuple[bytes, list[Message]] | str:
+    """`_collect_body` once its first `message` came and did not hold the whole body."""
     collected = bytearray()
     while True:
         if message["type"] != "http.request":
@@ -269,6 +276,17 @@ async def read_body(
         return _TOO_SLOW
     if ticker is None or ticker.loop is not loop:
         ticker = body_ticker(loop, body_timeout)
+    return await _collect_body_within(receive, max_body_size, ticker, task)
+
+
+async def _collect_body_within(
+    receive: Receive, max_body_size: int, ticker: Ticker, task: asyncio.Task[Any] | None = None
+) -> tuple[bytes, list[Message]] | str:
+    """`_collect_body` before `ticker`'s deadline, else `_TOO_SLOW`.
+
+    On asyncio, in `task` (this one by default)."""
+    if task is None:
+        task = cast("asyncio.Task[Any]", asyncio.current_task())
     cancelling = task.cancelling()
     expired = False
 
@@ -279,7 +297,11 @@ async def read_body(
 
     deadline = ticker.add(expire)
     try:
-        return await _collect_body(receive, max_body_size)
+        message = await receive()  # `_collect_body`, inline
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            body: bytes = message.get("body", b"")
+            return _TOO_LARGE if len(body) > max_body_size else (body, [])
+        return await _collect_rest(receive, max_body_size, message)
     except asyncio.CancelledError:
         if expired and task.uncancel() <= cancelling:
             return _TOO_SLOW
@@ -321,14 +343,15 @@ class BodyReader:
                     await _too_large(scope, receive, send)
                     return None
                 break
-        ticker = self._ticker
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # not on asyncio (trio): `read_body` takes anyio's way
-            loop = None
-        if loop is not None and (ticker is None or ticker.loop is not loop):
-            ticker = self._ticker = body_ticker(loop, self.body_timeout)
-        outcome = await read_body(receive, self.max_body_size, self.body_timeout, ticker)
+            outcome = await read_body(receive, self.max_body_size, self.body_timeout)
+        else:
+            ticker = self._ticker
+            if ticker is None or ticker.loop is not loop:
+                ticker = self._ticker = body_ticker(loop, self.body_timeout)
+            outcome = await _collect_body_within(receive, self.max_body_size, ticker)
         if outcome == _TOO_LARGE:
             await _too_large(scope, receive, send)
             return None
