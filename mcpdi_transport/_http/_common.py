@@ -218,15 +218,21 @@ def _decoded_pair(raw: Sequence[bytes]) -> tuple[str, str]:
 def _decoded(scope: Scope) -> _DecodedHeaders:
     decoded: _DecodedHeaders | None = scope.get(_HEADERS_KEY)
     if decoded is None:
-        known = _decoded_pairs
+        known = _decoded_pairs.get
         pairs: list[tuple[str, str]] = []
-        raw_headers: list[Sequence[bytes]] = scope["headers"]  # tuples from every server we know
-        for raw in raw_headers:
-            pair = known.get(raw) if isinstance(raw, tuple) else None
-            pairs.append(_decoded_pair(raw) if pair is None else pair)
         first: dict[str, str] = {}
-        for name, value in pairs:
-            first.setdefault(name, value)
+        keep_first = first.setdefault
+        # Tuples from every server we know; ASGI allows lists too, which are not hashable.
+        raw_headers: list[tuple[bytes, bytes]] = scope["headers"]
+        for raw in raw_headers:
+            try:
+                pair = known(raw)
+            except TypeError:  # a list
+                pair = None
+            if pair is None:
+                pair = _decoded_pair(raw)
+            pairs.append(pair)
+            keep_first(*pair)
         decoded = scope[_HEADERS_KEY] = _DecodedHeaders(pairs, first, len(first) != len(pairs))
     return decoded
 
@@ -251,6 +257,9 @@ def header_lists(scope: Scope) -> dict[str, str | Sequence[str]]:
 
 def peer_headers(scope: Scope) -> Mapping[str, str]:
     """Lower-cased names to values; a repeated header's values joined by `, ` as HTTP allows."""
+    decoded = _decoded(scope)
+    if not decoded.repeated:
+        return dict(decoded.first)
     grouped = _repeats_grouped(scope)
     if grouped is None:
         return dict(header_values(scope))
