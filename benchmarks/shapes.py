@@ -142,7 +142,7 @@ class Row:
 
 
 def _is_generated(plan: Any) -> bool:
-    return "_resume(_PLAN, collect, arguments, context, answers, ask, 0," not in plan.source
+    return "_resume(_PLAN, collect, arguments, context, answers, ask, 0, [_UNSET] *" not in plan.source
 
 
 def run(*, repeats: int, target_s: float) -> list[Row]:

@@ -1,13 +1,16 @@
 """mcpdi: MCP tool servers whose parameters are filled by your own functions.
 
 Names load on first use (PEP 562), so `import mcpdi.engine` pays for the engine alone and
-`from mcpdi import MCPServer` for the MCP layer alone. `_HOMES` is the one name table.
+`from mcpdi import MCPServer` for the MCP layer alone, their modules imported with the
+garbage collector paused (`_collector`). `_HOMES` is the one name table.
 """
 
 from __future__ import annotations
 
 import importlib as _importlib
 import typing as _typing
+
+from mcpdi._collector import collector_paused as _collector_paused
 
 if _typing.TYPE_CHECKING:
     from mcp_types import Icon as Icon
@@ -231,7 +234,8 @@ def __getattr__(name: str) -> _typing.Any:
     if home is None:
         msg = f"module 'mcpdi' has no attribute {name!r}"
         raise AttributeError(msg)
-    module = _importlib.import_module(home)
+    with _collector_paused():
+        module = _importlib.import_module(home)
     value = module if name == "types" else getattr(module, name)
     globals()[name] = value
     return value

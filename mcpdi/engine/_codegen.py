@@ -22,6 +22,7 @@ from mcpdi.engine._cleanup import (
 from mcpdi.engine._offloaded import joins_hop, offload_hop
 from mcpdi.engine._plan import Argument, ArgumentBinding, Binding, ContextBinding, ResolvedBinding, Step
 from mcpdi.engine._question import KEPT, NeedsInput
+from mcpdi.engine._together import batch_from, run_calls
 
 
 class Names:
@@ -69,6 +70,7 @@ class _Writer:
         self.hops: list[str] = []  # the source of the hop functions `run` hands to worker threads
         self.hop_count = 0
         self.cleanup = False  # a cleanup resolver is entered: `entered` goes to `_resume` with the round
+        self.batched = False  # concurrent steps run together
 
     def read_arguments(self, arguments: tuple[Argument, ...]) -> None:
         required = [(i, a) for i, a in enumerate(arguments) if a.required]
@@ -236,6 +238,26 @@ class _Writer:
                     f"    if isinstance(v{step.index}, _Question): return {self.resume(str(step.index))}"
                 )
 
+    def together(self, steps: list[Step]) -> None:
+        """Run `steps` at the same time, outside any try (`_run_together` names a failing
+        resolver itself), their adapters applied before any runs; then each is checked for a
+        question in run order, handed to `_resume` with the values of the members after it."""
+        if self.in_try:
+            self.close_try()
+        self.batched = True
+        calls: list[str] = []
+        for step in steps:
+            args, kwargs = self.arguments_of(step.bindings, self.adapt(step.bindings))
+            listed = ", ".join(f"{k!r}: {v}" for k, v in kwargs)
+            calls.append(f"(_STEPS[{step.index}], [{', '.join(args)}], {{{listed}}})")
+        targets = ", ".join(f"v{s.index}" for s in steps)
+        self.lines.append(f"    {targets} = await _run_together(({', '.join(calls)}), _step_error)")
+        for at, step in enumerate(steps):
+            if step.may_ask:
+                later = ", ".join(f"{s.index}: v{s.index}" for s in steps[at + 1 :])
+                resume = self.resume(str(step.index), f"{{{later}}}" if later else None)
+                self.lines.append(f"    if isinstance(v{step.index}, _Question): return {resume}")
+
     def close_try(self) -> None:
         """End a try block; a question hands over to `_resume` outside the handler, so that
         exceptions raised while finishing the round do not chain to the internal `_Bail`."""
@@ -252,10 +274,14 @@ class _Writer:
             f"        raise _resolver_error(_STEPS, [{self.values}], error) from error",
         ]
 
-    def resume(self, at: str = "at") -> str:
+    def resume(self, at: str = "at", ready: str | None = None) -> str:
+        """`_resume` from `at`; `ready`: the source of a dict of the values of the concurrent
+        steps after `at` that ran together with it."""
         entered = ", _handed_over(entered)" if self.cleanup else ""
+        ready = f", ready={ready}" if ready else ""
         return (
-            f"await _resume(_PLAN, collect, arguments, context, answers, ask, {at}, [{self.values}]{entered})"
+            f"await _resume(_PLAN, collect, arguments, context, answers, ask, {at}, [{self.values}]"
+            f"{entered}{ready})"
         )
 
 
@@ -337,14 +363,25 @@ class _HopWriter(_Writer):
         ]
 
 
+_NOT_RUN = object()
+
+
 def _groups(steps: tuple[Step, ...]) -> list[list[Step]]:
-    """The steps in run order, grouped: consecutive ones that join hops, every other one alone."""
+    """The steps in run order, grouped: consecutive ones that join hops, concurrent ones that
+    run together (the batches the interpreter forms when no question is pending), every other
+    one alone."""
     groups: list[list[Step]] = []
-    for step in steps:
+    not_run = [_NOT_RUN] * len(steps)
+    at = 0
+    while at < len(steps):
+        step = steps[at]
         if groups and joins_hop(step) and joins_hop(groups[-1][-1]):
             groups[-1].append(step)
+        elif step.concurrent:
+            groups.append(batch_from(steps, at, not_run, (), _NOT_RUN, pending=False))
         else:
             groups.append([step])
+        at = groups[-1][-1].index + 1
     return groups
 
 
@@ -365,7 +402,8 @@ def generate(
     After each call one isinstance check hands a question to `_resume`, which finishes the same
     round with the values computed so far; a failing resolver is the first one without a value.
     Consecutive offloaded sync resolvers, and a sync root after them, run in one function
-    handed to a worker thread (a hop, `_hopN` before `run` in the source).
+    handed to a worker thread (a hop, `_hopN` before `run` in the source). Concurrent
+    resolvers that the interpreter would run together run together, in one task group.
     `collect=True` returns the root's parameter values instead of calling it.
     """
     writer = _Writer(names, arguments, len(steps))
@@ -384,9 +422,9 @@ def generate(
             "    except KeyError:",
             "        raise _missing_context(_NAME, _AppScope) from None",
         ]
-    if any(s.concurrent or (s.scope == "call" and _adapted(s)) for s in steps):
-        # Concurrent steps need a task group, and a kept call-scoped value is not adapted: the
-        # interpreter runs such rounds whole (and closes their cleanup resolvers).
+    if any(s.scope == "call" and _adapted(s) for s in steps):
+        # A kept call-scoped value is not adapted: the interpreter runs such rounds whole (and
+        # closes their cleanup resolvers).
         unset = f"[_UNSET] * {len(steps)}"
         lines[0] = "async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):"
         lines.append(
@@ -399,7 +437,9 @@ def generate(
     joined = False  # the root runs in the last hop
     for group in _groups(steps):
         with_root = not root_is_async and not root_inline and group[-1] is steps[-1]
-        if joins_hop(group[0]) and (len(group) > 1 or with_root):
+        if group[0].concurrent and len(group) > 1:
+            writer.together(group)
+        elif joins_hop(group[0]) and (len(group) > 1 or with_root):
             writer.hop(group, _Root(root, root_bindings) if with_root else None)
             joined = with_root
         else:
@@ -425,6 +465,8 @@ def generate(
         lines.insert(init_at, "    at = -1")
     if writer.hops:
         names.namespace.update(_offload_hop=offload_hop, _copy_context=copy_context)
+    if writer.batched:
+        names.namespace["_run_together"] = run_calls
     if any(s.scope == "call" for s in steps):
         names.namespace["_KEPT"] = KEPT
     if writer.cleanup:

@@ -10,9 +10,10 @@ asks; both must agree on values and on exceptions (`tests/engine/test_engine_pro
 - consecutive offloaded sync resolvers (and a sync root after them) share one worker-thread
   call, a hop (`_offloaded.py`); a question ends the hop after the step that asked.
 
-The interpreter alone also runs what the generated code hands over whole (concurrent
-resolvers, call-scoped ones with adapted inputs; cleanup resolvers the generated code enters
-itself, and hands over with the round), and it decides what answers do: an answer is shaped
+The interpreter alone also runs what the generated code hands over whole (call-scoped
+resolvers with adapted inputs; cleanup resolvers the generated code enters itself, and hands
+over with the round; concurrent resolvers it runs together itself, and hands over with a
+question from one of them the values of those after it), and it decides what answers do: an answer is shaped
 for each consumer as soon as it arrives, so a refusing adapter ends the round before any
 other resolver runs or question is put; an answer counts for the same question asked by
 another step; once a question is pending, the round goes on only through steps that may ask
@@ -188,10 +189,13 @@ async def resume(
     start: int,
     values: list[Any],
     entered: list[Entered] | None = None,
+    ready: Mapping[int, Any] | None = None,
 ) -> Any:
     """Continue the round from `start`; earlier steps are done, and `start`'s value is a
     question (handed over by the generated code) or unset (a round handed over whole).
     `entered`: the cleanup resolvers the generated code entered before, closed with the rest.
+    `ready`: by index, the values of the concurrent steps after `start` that ran together
+    with it, each taken in its turn as the round would take it (none runs again).
 
     Answered questions feed their consumers; pending ones block their dependents, and the
     round goes on collecting the questions of the steps that may ask up to the first step that
@@ -206,7 +210,7 @@ async def resume(
         if step.scope == "call":
             state.kept[step.key] = values[step.index]
     try:
-        result = await _finish(state, collect, answers, ask, start)
+        result = await _finish(state, collect, answers, ask, start, ready)
     except Exception as error:
         if state.entered:
             await close(state.entered, error, RoundOutcome.COMPLETED)
@@ -225,14 +229,20 @@ async def resume(
 
 
 async def _finish(
-    state: _Round, collect: bool, answers: Mapping[str, Answer] | None, ask: AskCallback | None, start: int
+    state: _Round,
+    collect: bool,
+    answers: Mapping[str, Answer] | None,
+    ask: AskCallback | None,
+    start: int,
+    ran_together: Mapping[int, Any] | None,
 ) -> Any:
     plan, values = state.plan, state.values
     pending: list[Asked] = []
     blocked: set[int] = set()
     # An identical question is put once per call: an answer given to another step counts too.
     by_digest = {a.digest: a for a in answers.values()} if answers else {}
-    ready: dict[int, Any] = {}  # values of concurrent steps that ran together with an earlier one
+    # The values of concurrent steps that ran together with an earlier one (or of a hop's steps).
+    ready: dict[int, Any] = dict(ran_together) if ran_together else {}
     for step in plan.steps[start:]:
         index = step.index
         if pending and not step.may_ask:
@@ -295,7 +305,7 @@ async def _finish(
 
 
 def _batch(plan: Plan, start: int, values: list[Any], blocked: set[int], pending: list[Asked]) -> list[Step]:
-    return batch_from(plan, start, values, blocked, UNSET, bool(pending))
+    return batch_from(plan.steps, start, values, blocked, UNSET, bool(pending))
 
 
 def _hop(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar, cast, get_args
 
@@ -25,12 +25,13 @@ from mcpdi.lowlevel._jsonrpc import is_request_id
 from mcpdi.lowlevel._param_headers import MalformedHeaderValue, decode_header_value
 
 __all__ = (
+    "ENVELOPE_KEYS",
     "LOG_LEVELS",
+    "ROUTING_HEADERS",
     "Envelope",
     "check_modern_http_request",
     "check_routing",
     "describe_validation_error",
-    "fold_header_pairs",
     "has_modern_envelope",
     "progress_token_of",
     "read_envelope",
@@ -47,7 +48,8 @@ NAME_BEARING_METHODS: Final[Mapping[str, str]] = {
     "resources/read": "uri",
 }
 
-_ROUTING_HEADERS: Final = ("mcp-protocol-version", "mcp-method", "mcp-name")
+ROUTING_HEADERS: Final = ("mcp-protocol-version", "mcp-method", "mcp-name")
+"""The routing headers a modern HTTP request repeats from its body (lower-cased)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,11 +154,46 @@ def _validated(model: type[_ModelT], raw: object) -> _ModelT:
     return validated
 
 
+ENVELOPE_KEYS: Final = (
+    PROTOCOL_VERSION_META_KEY,
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    LOG_LEVEL_META_KEY,
+)
+"""The `_meta` keys an `Envelope` is read from; the envelope depends on nothing else in `_meta`."""
+
+_ABSENT: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class _ReadEnvelope:
+    """An envelope and (copies of) the values it was read from, `_ABSENT` for a key not sent."""
+
+    version: str
+    capabilities: Any
+    client_info: Any
+    log_level: Any
+    envelope: Envelope
+
+    def fits(self, meta: Mapping[str, Any]) -> bool:
+        """Whether `meta` carries exactly these envelope values (`same_json`; absent is not null)."""
+        version = meta[PROTOCOL_VERSION_META_KEY]  # present: `_envelope_meta` checked
+        if type(version) is not str or version != self.version:
+            return False
+        if not same_json(meta[CLIENT_CAPABILITIES_META_KEY], self.capabilities):
+            return False
+        client_info = meta.get(CLIENT_INFO_META_KEY, _ABSENT)
+        if client_info is not self.client_info and not same_json(client_info, self.client_info):
+            return False  # (`is`: both absent; the copies are private, so nothing else is them)
+        log_level = meta.get(LOG_LEVEL_META_KEY, _ABSENT)
+        return log_level is self.log_level or same_json(log_level, self.log_level)
+
+
 @dataclass(slots=True)
 class _LastEnvelope:
-    """The last `_meta` read into an envelope and that envelope, replaced as one value."""
+    """The last envelope read and the values it was read from, replaced as one value."""
 
-    read: tuple[dict[str, Any], Envelope] | None = None
+    read: _ReadEnvelope | None = None
 
 
 _last_envelope: Final = _LastEnvelope()
@@ -165,18 +202,27 @@ _last_envelope: Final = _LastEnvelope()
 def read_envelope(params: Mapping[str, Any] | None) -> Envelope | MCPError:
     """Validate a modern request's `_meta` envelope (rungs in the reference order, first failure wins).
 
-    A client sends the same `_meta` on request after request: one equal to the last one read
-    (exactly, `same_json`) gets that one's envelope (frozen, shared like its models).
+    A client sends the same envelope on request after request, whatever else its `_meta`
+    carries (a `progressToken` that changes every time): one whose envelope values equal
+    the last ones read (exactly, `same_json`) gets that one's envelope (frozen, shared like
+    its models). So the same `Envelope` object means the same envelope values, which lets
+    the checks that follow remember their verdict by it (`tool_call_params_pass`).
     """
     meta = _envelope_meta(params)
     if isinstance(meta, MCPError):
         return meta
     last = _last_envelope.read
-    if last is not None and same_json(meta, last[0]):
-        return last[1]
+    if last is not None and last.fits(meta):
+        return last.envelope
     envelope = _read_envelope(meta)
-    if type(envelope) is Envelope and type(meta) is dict:
-        _last_envelope.read = (copy_json(meta), envelope)
+    if type(envelope) is Envelope and type(envelope.protocol_version) is str:
+        _last_envelope.read = _ReadEnvelope(
+            envelope.protocol_version,
+            copy_json(meta[CLIENT_CAPABILITIES_META_KEY]),
+            copy_json(meta.get(CLIENT_INFO_META_KEY, _ABSENT)),
+            copy_json(meta.get(LOG_LEVEL_META_KEY, _ABSENT)),
+            envelope,
+        )
     return envelope
 
 
@@ -227,7 +273,7 @@ def _fold_headers(headers: Mapping[str, str | Sequence[str]]) -> tuple[dict[str,
     duplicated: str | None = None
     for name, value in headers.items():
         key = name.lower()
-        if key not in _ROUTING_HEADERS:
+        if key not in ROUTING_HEADERS:
             continue
         values = [value] if isinstance(value, str) else list(value)
         if key in folded or len(values) > 1:
@@ -258,25 +304,11 @@ def check_modern_http_request(
     return check_routing(folded, duplicated, body.get("method"), params)
 
 
-def fold_header_pairs(pairs: Iterable[tuple[str, str]]) -> tuple[dict[str, str], str | None]:
-    """`(lower-cased name, value)` pairs as the first value of each routing header, and the name
-    of a routing header sent more than once."""
-    folded: dict[str, str] = {}
-    duplicated: str | None = None
-    for raw_name, value in pairs:
-        name = raw_name.lower()
-        if name in _ROUTING_HEADERS:
-            if name in folded:
-                duplicated = duplicated or name
-            else:
-                folded[name] = value
-    return folded, duplicated
-
-
 def check_routing(
     folded: Mapping[str, str], duplicated: str | None, method: object, params: Mapping[str, Any] | None
 ) -> MCPError | None:
-    """`check_modern_http_request` on headers already folded (`fold_header_pairs`)."""
+    """`check_modern_http_request` on headers already folded: the first value of each routing header,
+    and the name of one sent more than once."""
     if duplicated is not None:
         return MCPError(HEADER_MISMATCH, f"{duplicated} header appears more than once")
     meta = _envelope_meta(params)

@@ -10,13 +10,16 @@ and returns None for everything else, which then takes the full path.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, cast
+
+from mcp_types import SERVER_INFO_META_KEY
 
 from mcpdi.lowlevel._json_values import copy_json
 from mcpdi.lowlevel._wire_methods import methods
 
-__all__ = ("sieve_plain_tool_result",)
+__all__ = ("sieve_plain_tool_result", "sieve_stamped_tool_result")
 
 _METHOD: Final = "tools/call"
 _KEYS: Final = frozenset({"_meta", "content", "isError", "resultType", "structuredContent"})
@@ -32,6 +35,8 @@ class _Shape:
     keeps_result_type: bool
     # The last `_meta` seen and its sieved form, replaced as one value (threads may share this).
     meta: tuple[dict[str, Any], dict[str, Any]] | None = None
+    # The last server info stamped alone, a copy of it and its sieved `_meta` (None: not plain).
+    stamp: tuple[Mapping[str, Any], dict[str, Any], dict[str, Any] | None] | None = None
 
 
 _shapes: dict[str, _Shape | None] = {}
@@ -100,40 +105,54 @@ def _flat_copy(fields: dict[str, Any]) -> dict[str, Any] | None:
     return dict(fields)
 
 
+def _sieve_meta(version: str, meta: dict[str, Any]) -> dict[str, Any] | None:
+    """The full sieve's `_meta` for `meta`, when both are string trees; None otherwise."""
+    if not _is_string_tree(meta):
+        return None
+    probe: dict[str, Any] = {"content": [], "resultType": "complete", "_meta": meta}
+    try:
+        out = methods().serialize_server_result(_METHOD, version, probe)
+    except ValueError:  # pydantic's ValidationError included: the full path reports it
+        return None
+    sieved = out.get("_meta")
+    if type(sieved) is not dict or not _is_string_tree(cast("dict[str, Any]", sieved)):
+        return None
+    return cast("dict[str, Any]", sieved)
+
+
+def _fresh(sieved: dict[str, Any]) -> dict[str, Any]:
+    """Each response gets its own objects, as from the full sieve (a string tree is two deep)."""
+    return {
+        key: dict(cast("dict[str, str]", value)) if type(value) is dict else value
+        for key, value in sieved.items()
+    }
+
+
 def _sieved_meta(shape: _Shape, version: str, meta: dict[str, Any]) -> dict[str, Any] | None:
     """The sieved `_meta`: its schema differs by version, so the full sieve decides it, once per value."""
     if not _is_string_tree(meta):
         return None
     known = shape.meta
     if known is None or meta != known[0]:
-        probe: dict[str, Any] = {"content": [], "resultType": "complete", "_meta": meta}
-        try:
-            out = methods().serialize_server_result(_METHOD, version, probe)
-        except ValueError:  # pydantic's ValidationError included: the full path reports it
+        sieved = _sieve_meta(version, meta)
+        if sieved is None:
             return None
-        sieved = out.get("_meta")
-        if type(sieved) is not dict or not _is_string_tree(cast("dict[str, Any]", sieved)):
-            return None
-        known = shape.meta = (copy_json(meta), cast("dict[str, Any]", sieved))
-    # Each response gets its own objects, as from the full sieve (a string tree is two deep).
-    return {
-        key: dict(cast("dict[str, str]", value)) if type(value) is dict else value
-        for key, value in known[1].items()
-    }
+        known = shape.meta = (copy_json(meta), sieved)
+    return _fresh(known[1])
 
 
-def sieve_plain_tool_result(version: str, result: dict[str, Any]) -> dict[str, Any] | None:
-    """`methods.serialize_server_result("tools/call", version, result)` for a plain result, else None.
+def _sieved_stamp(shape: _Shape, version: str, server_info: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The sieved `_meta` of a result stamped with `server_info` alone, sieved once per server."""
+    known = shape.stamp
+    if known is None or known[0] is not server_info or server_info != known[1]:
+        stamp = {SERVER_INFO_META_KEY: dict(server_info)}
+        info = copy_json(stamp[SERVER_INFO_META_KEY])
+        known = shape.stamp = (server_info, info, _sieve_meta(version, stamp))
+    return None if known[2] is None else _fresh(known[2])
 
-    Plain: only text blocks (`type` and `text`, nothing else), `isError` a bool,
-    `structuredContent` and `_meta` objects of plain JSON, and (where the version has it) a
-    string `resultType`.
-    """
-    if not result.keys() <= _KEYS:
-        return None
-    shape = _shape(version)
-    if shape is None:
-        return None
+
+def _sieved_fields(shape: _Shape, result: dict[str, Any], result_type: object) -> dict[str, Any] | None:
+    """The sieved `content`, `isError`, `structuredContent` and `resultType` of a plain result."""
     content: Any = result.get("content")
     if type(content) is not list:
         return None
@@ -162,15 +181,66 @@ def sieve_plain_tool_result(version: str, result: dict[str, Any]) -> dict[str, A
             copied = copy_json(structured)
         sieved["structuredContent"] = copied
     if shape.keeps_result_type:
-        if type(result.get("resultType")) is not str:
+        if type(result_type) is not str:
             return None
-        sieved["resultType"] = result["resultType"]
-    if "_meta" in result:
-        raw_meta: dict[str, Any] = result["_meta"]
-        if type(raw_meta) is not dict:  # pyright: ignore[reportUnnecessaryComparison]
-            return None
-        meta = _sieved_meta(shape, version, raw_meta)
+        sieved["resultType"] = result_type
+    return sieved
+
+
+def _sieve_with(
+    version: str,
+    result: dict[str, Any],
+    result_type: object,
+    sieved_meta: Callable[[_Shape], dict[str, Any] | None] | None,
+) -> dict[str, Any] | None:
+    """The plain sieve of `result`, its `resultType` `result_type` and its `_meta` what `sieved_meta`
+    gives (asked last: it costs the most); None when the result is not plain."""
+    shape = _shape(version)
+    if shape is None:
+        return None
+    sieved = _sieved_fields(shape, result, result_type)
+    if sieved is None:
+        return None
+    if sieved_meta is not None:
+        meta = sieved_meta(shape)
         if meta is None:
             return None
         sieved["_meta"] = meta
     return {key: sieved[key] for key in shape.result_keys if key in sieved}
+
+
+def sieve_plain_tool_result(version: str, result: dict[str, Any]) -> dict[str, Any] | None:
+    """`methods.serialize_server_result("tools/call", version, result)` for a plain result, else None.
+
+    Plain: only text blocks (`type` and `text`, nothing else), `isError` a bool,
+    `structuredContent` and `_meta` objects of plain JSON, and (where the version has it) a
+    string `resultType`.
+    """
+    if not result.keys() <= _KEYS:
+        return None
+    if "_meta" not in result:
+        return _sieve_with(version, result, result.get("resultType"), None)
+    raw_meta: dict[str, Any] = result["_meta"]
+    if type(raw_meta) is not dict:  # pyright: ignore[reportUnnecessaryComparison]
+        return None
+    return _sieve_with(
+        version, result, result.get("resultType"), lambda shape: _sieved_meta(shape, version, raw_meta)
+    )
+
+
+def sieve_stamped_tool_result(
+    version: str, result: dict[str, Any], server_info: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """`sieve_plain_tool_result` of `result` once `stamp_modern_result` stamped it with `server_info`
+    (`tools/call` results carry no cache hints), for a complete result with no `_meta` of its
+    own; None for every other (stamp it, then sieve it). `result` is left as it is.
+
+    Such a result's `_meta` is the server's stamp alone, the same on every call: its sieved
+    form is kept per version and server instead of built and sieved per call.
+    """
+    if result.get("_meta") is not None or not result.keys() <= _KEYS:
+        return None
+    result_type = result.get("resultType", "complete")
+    if result_type != "complete":
+        return None
+    return _sieve_with(version, result, result_type, lambda shape: _sieved_stamp(shape, version, server_info))

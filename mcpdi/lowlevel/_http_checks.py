@@ -12,7 +12,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from mcpdi.lowlevel._envelope import check_routing, fold_header_pairs
+from mcpdi.lowlevel._envelope import ROUTING_HEADERS, check_routing
 from mcpdi.lowlevel._errors import HEADER_MISMATCH, MCPError
 from mcpdi.lowlevel._param_headers import validate_mcp_param_headers
 
@@ -31,52 +31,80 @@ async def http_request_problem(
 ) -> MCPError | None:
     """The first way `request`'s HTTP headers disagree with its body, or None (rungs in the
     reference order: routing headers and envelope, then `Mcp-Param-*`)."""
-    folded, duplicated = fold_header_pairs(headers)
+    folded, duplicated, params_sent = _fold_headers(headers)
     problem = check_routing(folded, duplicated, request.method, request.params)
-    if problem is None and request.method == "tools/call":
-        problem = await _mcp_param_problem(runner, request.params, headers, peer)
-    return problem
-
-
-async def _mcp_param_problem(
-    runner: Runner[Any], params: Mapping[str, Any] | None, headers: Sequence[tuple[str, str]], peer: Peer
-) -> MCPError | None:
-    """`-32020` when a `tools/call`'s `Mcp-Param-*` headers disagree with its arguments."""
+    if problem is not None or request.method != "tools/call":
+        return problem
+    params = request.params
     if params is None:
         return None
     name = params.get("name")
     arguments = params.get("arguments")
     if not isinstance(name, str) or (arguments is not None and not isinstance(arguments, Mapping)):
         return None
-    sent = False
-    for header, value in headers:
-        if header.startswith("mcp-param-"):
-            sent = True
-            if not (value.isascii() and value.isprintable()):
+    if params_sent is not None:
+        for header in params_sent:
+            if not (header[1].isascii() and header[1].isprintable()):
                 # Header bytes are read as latin-1: a raw non-ASCII byte is no valid value. The
                 # spec sends non-ASCII text as `=?base64?...?=`.
                 msg = (
-                    f"The {header} header holds a raw non-ASCII or control character; "
+                    f"The {header[0]} header holds a raw non-ASCII or control character; "
                     "send such values Base64-encoded as =?base64?...?="
                 )
                 return MCPError(HEADER_MISMATCH, msg)
-    if not arguments and not sent:
+    elif not arguments:
         return None
+    return await _mcp_param_problem(
+        runner, params, name, cast("Mapping[str, Any] | None", arguments), headers, peer
+    )
+
+
+def _fold_headers(
+    headers: Sequence[tuple[str, str]],
+) -> tuple[dict[str, str], str | None, list[tuple[str, str]] | None]:
+    """`(lower-cased name, value)` pairs as the first value of each routing header, the name of a
+    routing header sent more than once, and the `Mcp-Param-*` headers sent (None: none)."""
+    folded: dict[str, str] = {}
+    duplicated: str | None = None
+    params_sent: list[tuple[str, str]] | None = None
+    for header in headers:
+        raw_name, value = header
+        name = raw_name.lower()
+        if name in ROUTING_HEADERS:
+            if name in folded:
+                duplicated = duplicated or name
+            else:
+                folded[name] = value
+        elif raw_name.startswith("mcp-param-"):
+            if params_sent is None:
+                params_sent = []
+            params_sent.append(header)
+    return folded, duplicated, params_sent
+
+
+async def _mcp_param_problem(
+    runner: Runner[Any],
+    params: Mapping[str, Any],
+    name: str,
+    arguments: Mapping[str, Any] | None,
+    headers: Sequence[tuple[str, str]],
+    peer: Peer,
+) -> MCPError | None:
+    """`-32020` when a `tools/call`'s `Mcp-Param-*` headers disagree with its arguments."""
     getter = runner.server.get_tool_header_params  # the rules read at registration, when it has them
-    meta = params.get("_meta")
     try:
-        rules = (
-            getter(name)
-            if getter is not None
-            else await runner.tool_header_rules(
+        if getter is not None:
+            rules = getter(name)
+        else:
+            meta = params.get("_meta")
+            rules = await runner.tool_header_rules(
                 name, meta=cast("Mapping[str, Any]", meta) if isinstance(meta, Mapping) else None, peer=peer
             )
-        )
     except Exception:
         # Header validation must never break a working call: skip it, loudly.
         logger.exception("Mcp-Param header validation skipped: the input schema of %r is unavailable", name)
         return None
     if not rules:
         return None  # unknown tool, or one that mirrors no argument (other headers are ignored)
-    problem = validate_mcp_param_headers(rules, cast("Mapping[str, Any] | None", arguments), headers)
+    problem = validate_mcp_param_headers(rules, arguments, headers)
     return MCPError(HEADER_MISMATCH, problem) if problem is not None else None

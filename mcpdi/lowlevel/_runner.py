@@ -29,7 +29,7 @@ from mcpdi.lowlevel._errors import (
     MCPError,
 )
 from mcpdi.lowlevel._fast_params import tool_call_params_pass
-from mcpdi.lowlevel._fast_sieve import sieve_plain_tool_result
+from mcpdi.lowlevel._fast_sieve import sieve_plain_tool_result, sieve_stamped_tool_result
 from mcpdi.lowlevel._http_checks import http_request_problem
 from mcpdi.lowlevel._jsonrpc import (
     Invalid,
@@ -87,11 +87,16 @@ def _wire_params_adapter(method: str, version: str) -> TypeAdapter[Any] | None:
     return TypeAdapter[Any](field.annotation)
 
 
-def _params_pass(method: str, version: str, params: Mapping[str, Any] | None) -> bool:
-    """Whether `params` are valid for `(method, version)` by the quick check; False: ask the full one."""
+def _params_pass(
+    method: str, version: str, params: Mapping[str, Any] | None, envelope: Envelope | None
+) -> bool:
+    """Whether `params` are valid for `(method, version)` by the quick check; False: ask the full one.
+
+    `envelope` is the one read from these params (modern era), which the quick check may key on.
+    """
     if params is None:
         return False
-    if method == "tools/call" and tool_call_params_pass(version, params):
+    if method == "tools/call" and tool_call_params_pass(version, params, envelope):
         return True
     adapter = _wire_params_adapter(method, version)
     if adapter is None:
@@ -300,10 +305,17 @@ class Runner(Generic[LifespanT]):
         return entry
 
     def _parse_params(
-        self, method: str, version: str, params: Mapping[str, Any] | None, params_type: type[BaseModel]
+        self,
+        method: str,
+        version: str,
+        params: Mapping[str, Any] | None,
+        params_type: type[BaseModel],
+        envelope: Envelope | None = None,
     ) -> Any:
         try:
-            if method in methods().SPEC_CLIENT_METHODS and not _params_pass(method, version, params):
+            if method in methods().SPEC_CLIENT_METHODS and not _params_pass(
+                method, version, params, envelope
+            ):
                 methods().validate_client_request(method, version, params)  # for its error message
         except ValidationError as error:
             raise _invalid_params(method, error, skip=1) from None
@@ -337,20 +349,26 @@ class Runner(Generic[LifespanT]):
             )
         else:
             entry = self._entry(method, version)
-            params = self._parse_params(method, version, request.params, entry.params_type)
+            params = self._parse_params(method, version, request.params, entry.params_type, envelope)
             result = await self._call(entry, context, params)
-        params_dict = request.params or {}
-        retry = "inputResponses" in params_dict or "requestState" in params_dict
         try:
-            wire = stamp_modern_result(
-                _dump(result),
-                server_info=self.server.server_info_wire,
-                cacheable=method in methods().CACHEABLE_METHODS,
-                cache=not retry,
-            )
+            dumped = _dump(result)
         except TypeError:
             logger.exception("handler for %r returned an unsupported value", method)
             raise MCPError(INTERNAL_ERROR, "Handler returned an invalid result") from None
+        server_info = self.server.server_info_wire
+        if method == "tools/call":
+            plain = sieve_stamped_tool_result(version, dumped, server_info)
+            if plain is not None:
+                return plain  # what stamping and sieving give, with the server's stamp sieved once
+        params_dict = request.params or {}
+        retry = "inputResponses" in params_dict or "requestState" in params_dict
+        wire = stamp_modern_result(
+            dumped,
+            server_info=server_info,
+            cacheable=method in methods().CACHEABLE_METHODS,
+            cache=not retry,
+        )
         return self._sieve(method, version, wire)
 
     def _initialize(self, request: Request, connection: Connection) -> dict[str, Any]:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import functools
 import sys
 
+from mcpdi._collector import collector_paused
+
 __all__ = ("defer_wire_model_builds", "handshake_era")
 
 _ERA_MODULES = ("mcp_types._v2025_11_25", "mcp_types._v2026_07_28")
@@ -33,7 +35,8 @@ def defer_wire_model_builds() -> None:
 
 def handshake_era():  # the module itself: pyright types it from the import
     """The `mcp_types._v2025_11_25` module, its models built on first use."""
-    defer_wire_model_builds()
-    import mcp_types._v2025_11_25 as era  # pyright: ignore[reportPrivateUsage]
+    with collector_paused():
+        defer_wire_model_builds()
+        import mcp_types._v2025_11_25 as era  # pyright: ignore[reportPrivateUsage]
 
     return era

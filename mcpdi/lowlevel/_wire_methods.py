@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from mcpdi._collector import collector_paused
 from mcpdi.lowlevel._wire_eras import defer_wire_model_builds, handshake_era
 
 if TYPE_CHECKING:
@@ -25,8 +26,9 @@ __all__ = ("methods", "serialize_initialize_result")
 @functools.cache
 def methods():  # the module itself: pyright types it from the import
     """The `mcp_types.methods` module (imported by the first call, its era models built lazily)."""
-    defer_wire_model_builds()
-    from mcp_types import methods
+    with collector_paused():
+        defer_wire_model_builds()
+        from mcp_types import methods
 
     return methods
 

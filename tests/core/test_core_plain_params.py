@@ -12,6 +12,7 @@ from mcp_types import methods
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from mcpdi.lowlevel._envelope import Envelope, read_envelope
 from mcpdi.lowlevel._fast_params import tool_call_params_pass
 
 VERSIONS = [v for v in KNOWN_PROTOCOL_VERSIONS if ("tools/call", v) in methods.CLIENT_REQUESTS]
@@ -120,3 +121,47 @@ def test_a_remembered_meta_counts_only_for_an_exactly_equal_one() -> None:
         version, {"name": "a", "_meta": bad}
     )
     assert not tool_call_params_pass(version, {"name": "a"})  # no envelope: the wire type refuses it
+
+
+def envelope_of(raw: Any) -> Envelope | None:
+    envelope = read_envelope(raw)
+    return envelope if isinstance(envelope, Envelope) else None
+
+
+def test_each_meta_after_each_other_passes_with_its_envelope_only_as_the_wire_type_passes_it() -> None:
+    version = "2026-07-28"
+    for first in METAS:
+        for second in METAS:
+            for meta in (first, second, {**first, "progressToken": 3} if isinstance(first, dict) else first):
+                raw = {"name": "none", "_meta": meta}
+                envelope = envelope_of(raw)
+                if tool_call_params_pass(version, raw, envelope):
+                    assert wire_type_passes(version, raw), (first, second)
+
+
+def test_a_progress_token_that_changes_on_every_call_passes_from_the_envelope_read() -> None:
+    version = "2026-07-28"
+    tokens: list[Any] = ["t1", 2, "t3", 4, True, 1.5, [1], None, 10**40]
+    verdicts: list[tuple[bool, bool]] = []
+    envelopes: list[Envelope | None] = []
+    for token in tokens:
+        raw = {"name": "none", "arguments": {}, "_meta": {**ENVELOPE, "progressToken": token}}
+        envelopes.append(envelope_of(raw))
+        verdicts.append((tool_call_params_pass(version, raw, envelopes[-1]), wire_type_passes(version, raw)))
+    assert all(envelope is envelopes[0] for envelope in envelopes)  # one envelope read for all of them
+    # Past a string, an integer or null the wire type decides: it takes True, and 1.5 fails.
+    assert verdicts == [(True, True)] * 5 + [(False, False)] * 2 + [(True, True)] * 2
+
+
+def test_a_remembered_envelope_counts_only_for_exactly_equal_envelope_values() -> None:
+    version = "2026-07-28"
+    good = {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": True}}}
+    bad = {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {"roots": {"listChanged": 1}}}
+    null_info = {**ENVELOPE, "io.modelcontextprotocol/clientInfo": None}
+    no_info = {key: value for key, value in ENVELOPE.items() if key != "io.modelcontextprotocol/clientInfo"}
+    for meta in (good, bad, good, null_info, no_info, null_info, {**good, "note": [1]}):
+        raw = {"name": "a", "_meta": meta}
+        envelope = envelope_of(raw)
+        assert tool_call_params_pass(version, raw, envelope) is wire_type_passes(version, raw), meta
+    assert envelope_of({"_meta": null_info}) is not envelope_of({"_meta": no_info})
+    assert envelope_of({"_meta": good}) is not envelope_of({"_meta": bad})

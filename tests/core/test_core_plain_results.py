@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -10,6 +11,8 @@ from mcp_types import methods
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
 from mcpdi.lowlevel import sieve_plain_tool_result
+from mcpdi.lowlevel._envelope import stamp_modern_result
+from mcpdi.lowlevel._fast_sieve import sieve_stamped_tool_result
 
 SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "bookshop", "version": "1", "title": "Books"}}
 TEXT = [{"type": "text", "text": "Dune"}]
@@ -79,3 +82,60 @@ def test_the_sieved_result_shares_no_object_with_the_input() -> None:
     assert sieved["structuredContent"] is not result["structuredContent"]
     assert sieved["content"][0] is not TEXT[0]
     assert sieved["_meta"] is not result["_meta"]
+
+
+STAMP_INFOS: list[dict[str, Any]] = [
+    {"name": "bookshop", "version": "1"},
+    {"name": "bookshop", "version": "1", "title": "Books", "websiteUrl": "https://books.example"},
+    {"name": "bookshop", "version": "1", "icons": [{"src": "https://books.example/i.png"}]},
+]
+UNSTAMPED: list[dict[str, Any]] = [
+    {"content": TEXT, "structuredContent": {"result": "Dune"}, "isError": False},
+    {"content": TEXT, "isError": True, "resultType": "complete"},
+    {"content": TEXT, "_meta": None},
+    {"content": TEXT, "_meta": {"trace": "t1"}},
+    {"content": [], "resultType": "input_required"},
+    {"content": TEXT, "resultType": "x"},
+    {"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]},
+    {"content": TEXT, "structuredContent": {"a": float("inf")}},
+]
+
+
+def stamped_then_sieved(version: str, result: dict[str, Any], server_info: dict[str, Any]) -> str | None:
+    stamped = stamp_modern_result(copy.deepcopy(result), server_info=server_info, cacheable=False)
+    plain = sieve_plain_tool_result(version, stamped)
+    return json.dumps(plain) if plain is not None else full_sieve(version, stamped)
+
+
+@pytest.mark.parametrize("server_info", STAMP_INFOS)
+@pytest.mark.parametrize("result", UNSTAMPED)
+def test_a_result_sieved_with_the_kept_stamp_is_the_stamped_result_sieved(
+    result: dict[str, Any], server_info: dict[str, Any]
+) -> None:
+    before = copy.deepcopy(result)
+    for _ in range(2):  # the second time from the kept stamp
+        sieved = sieve_stamped_tool_result("2026-07-28", result, server_info)
+        if sieved is not None:
+            assert json.dumps(sieved) == stamped_then_sieved("2026-07-28", result, server_info)
+    assert result == before  # left for the full path as it came
+
+
+def test_the_kept_stamp_serves_plain_results_of_a_plain_server_and_follows_a_changed_one() -> None:
+    info = {"name": "bookshop", "version": "1"}
+    result = {"content": TEXT}
+    first = sieve_stamped_tool_result("2026-07-28", result, info)
+    assert first is not None
+    assert first["_meta"] == {"io.modelcontextprotocol/serverInfo": info}
+    info["version"] = "2"  # the same object, changed: the stamp follows
+    second = sieve_stamped_tool_result("2026-07-28", result, info)
+    assert second is not None
+    assert json.dumps(second) == stamped_then_sieved("2026-07-28", result, info)
+    assert second["_meta"] is not first["_meta"]
+    assert (
+        second["_meta"]["io.modelcontextprotocol/serverInfo"]
+        is not first["_meta"]["io.modelcontextprotocol/serverInfo"]
+    )
+    other = {"name": "other", "version": "1"}
+    assert json.dumps(sieve_stamped_tool_result("2026-07-28", result, other)) == stamped_then_sieved(
+        "2026-07-28", result, other
+    )

@@ -150,3 +150,40 @@ def test_only_async_resolvers_of_the_default_scope_can_be_concurrent_and_one_fla
             "Resolver 'plain' (tests/engine/test_engine_concurrency.py:N) is marked concurrent=True for parameter 'a' of 'mixed_flags' but concurrent=False for parameter 'b' of 'mixed_flags'. Use the same flag on every Resolve(...) of it.",
         ]
     )
+
+
+ran: list[str] = []
+
+
+async def asks_once() -> Any:
+    ran.append("asks_once")
+    return Ask()
+
+
+async def counted():  # unannotated: it may ask, so it runs together with a step that asks
+    ran.append("counted")
+    return "counted"
+
+
+async def asks_and_counted(
+    a: Annotated[Any, Resolve(asks_once, concurrent=True)],
+    c: Annotated[Any, Resolve(counted, concurrent=True)],
+) -> str:
+    return f"{a} {c}"
+
+
+async def test_a_question_from_one_concurrent_resolver_keeps_the_values_of_those_run_with_it() -> None:
+    plan = compile_plan(asks_and_counted)
+    assert "_run_together(" in plan.source  # the generated code runs the batch itself
+
+    async def answer(asked: Any) -> Any:
+        return "yes"
+
+    ran.clear()
+    assert await plan.run({}, ask=answer) == "yes counted"
+    assert ran == ["asks_once", "counted"]  # the interpreter finishes the round, running neither again
+    ran.clear()
+    first_round = await plan.run({})
+    assert isinstance(first_round, NeedsInput)
+    assert [a.step.name for a in first_round.questions] == ["asks_once"]
+    assert ran == ["asks_once", "counted"]

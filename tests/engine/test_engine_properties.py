@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Annotated, Any
 
@@ -238,6 +238,29 @@ class AdapterBoom(Exception):
     pass
 
 
+def adapters(
+    failure: Any, shaped: Callable[[int, int], bool] = lambda consumer, provider: True
+) -> Callable[[Edge], Adapter | None]:
+    """Adapters on the edges between resolvers: one that raises on the failure `("adapter",
+    (consumer, provider))`, one that adds 1000 on each other edge `shaped` names."""
+
+    def adapt(edge: Edge) -> Adapter | None:
+        if edge.consumer == "root":
+            return None
+        pair = (int(edge.consumer.removeprefix("f")), int(edge.provider.name.removeprefix("f")))
+        if failure == ("adapter", pair):
+
+            def fail(value: Any) -> Any:
+                raise AdapterBoom(value)
+
+            return Adapter(plain=fail, answered=fail)
+        if shaped(*pair):
+            return Adapter(plain=lambda v: v + 1000, answered=lambda v: v + 1000)
+        return None
+
+    return adapt
+
+
 Failure = tuple[str, int] | tuple[str, tuple[int, int]] | None  # ("resolver"/"root", i) / ("adapter", edge)
 Root = str  # "async", "sync" (offloaded: it may join the last hop) or "inline"
 
@@ -321,19 +344,7 @@ def test_after_a_question_at_any_step_a_round_gives_the_same_values_and_exceptio
     namespace: dict[str, Any] = {"Annotated": Annotated, "Resolve": Resolve, "Carry": Carry, "Boom": Boom}
     exec(source_of(case, logged=False), namespace)
 
-    def adapt(edge: Edge) -> Adapter | None:
-        if edge.consumer == "root":
-            return None
-        pair = (int(edge.consumer.removeprefix("f")), int(edge.provider.name.removeprefix("f")))
-        if failure == ("adapter", pair):
-
-            def fail(value: Any) -> Any:
-                raise AdapterBoom(value)
-
-            return Adapter(plain=fail, answered=fail)
-        return Adapter(plain=lambda v: v + 1000, answered=lambda v: v + 1000)
-
-    plan = compile_plan(namespace["root"], adapt=adapt, root_inline=root == "inline")
+    plan = compile_plan(namespace["root"], adapt=adapters(failure), root_inline=root == "inline")
     for run in (plan.resolve, plan.run):  # the root's values, and the root's call (in the hop when sync)
         straight = outcome(run, {"ask": False})
         if straight[0] == "value" and run is plan.resolve:
@@ -427,6 +438,18 @@ def graphs_with_cleanup(draw: st.DrawFn) -> CleanupCase:
     return (size, providers, is_async), cleanup, askers, failure, inline, root
 
 
+def cleanup_namespace(log: list[Any]) -> dict[str, Any]:
+    """What the sources of cleanup resolvers use."""
+    return {
+        "Annotated": Annotated,
+        "Resolve": Resolve,
+        "Carry": Carry,
+        "Boom": Boom,
+        "CleanupBoom": CleanupBoom,
+        "log": log,
+    }
+
+
 def cleanup_source(case: CleanupCase) -> str:
     """f0..f{size-1} and a root; each step logs running, a cleanup one also how its round ended."""
     (size, providers, is_async), cleanup, askers, failure, inline, root = case
@@ -438,28 +461,58 @@ def cleanup_source(case: CleanupCase) -> str:
         if failure == ("resolver", i):
             lines.append(f"    raise Boom({i})")
         total = " + ".join([str(i), *(f"p{j}" for j in providers[i])])
-        if i in cleanup:
-            lines += [
-                "    try:",
-                f"        how = yield {total}",
-                f"        log.append(('closed', {i}, how))",
-                "    except BaseException as error:",
-                f"        log.append(('thrown', {i}, type(error).__name__))",
-                "        raise",
-            ]
-            if failure == ("cleanup", i):
-                lines.append(f"    raise CleanupBoom({i})")
-        elif i in askers:
-            lines.append(f"    return Carry({total}, {i}) if ask else {total}")
-        else:
-            lines.append(f"    return {total}")
+        lines += value_lines(i, total, cleanup, askers, failure)
     params = ", ".join(f"p{i}: 'Annotated[int, Resolve(f{i}, inline={inline[i]})]'" for i in range(size))
-    lines.append(f"{'async def' if root == 'async' else 'def'} root(ask: bool, {params}):")
-    lines.append("    log.append(('root',))")
+    return "\n".join([*lines, *logged_root(size, params, root, failure)])
+
+
+def value_lines(i: int, total: str, cleanup: set[int], askers: set[int], failure: Any) -> list[str]:
+    """How step `i` gives its value `total`: a cleanup one yields it and logs how its round ended."""
+    if i in cleanup:
+        lines = [
+            "    try:",
+            f"        how = yield {total}",
+            f"        log.append(('closed', {i}, how))",
+            "    except BaseException as error:",
+            f"        log.append(('thrown', {i}, type(error).__name__))",
+            "        raise",
+        ]
+        return [*lines, f"    raise CleanupBoom({i})"] if failure == ("cleanup", i) else lines
+    if i in askers:
+        return [f"    return Carry({total}, {i}) if ask else {total}"]
+    return [f"    return {total}"]
+
+
+def logged_root(size: int, params: str, root: Root, failure: Any) -> list[str]:
+    """The root over p0..p{size-1}: logs its run, and fails with the failure `("root", 0)`."""
+    lines = [
+        f"{'async def' if root == 'async' else 'def'} root(ask: bool, {params}):",
+        "    log.append(('root',))",
+    ]
     if failure == ("root", 0):
         lines.append("    raise Boom('root')")
-    lines.append(f"    return {' + '.join(['0', *(f'p{i}' for i in range(size))])}")
-    return "\n".join(lines)
+    return [*lines, f"    return {' + '.join(['0', *(f'p{i}' for i in range(size))])}"]
+
+
+def assert_single_rounds_agree(log: list[Any], generated: Any, interpreter: Any, asking: bool) -> None:
+    """One round without questions, one with them, and one answering them through the callback
+    (`asking`): the same outcome and the same log either way."""
+    for ask in (False, True):
+        assert logged_outcome(log, generated, {"ask": ask}) == logged_outcome(log, interpreter, {"ask": ask})
+    if asking:
+        via_callback = logged_outcome(log, generated, {"ask": True}, EMPTY, None, answer_one)
+        assert via_callback == logged_outcome(log, interpreter, {"ask": True}, EMPTY, None, answer_one)
+
+
+def interpreted(plan: Any, collect: bool) -> Any:
+    """`plan.run` (or `plan.resolve` with `collect`) as the interpreter alone runs it."""
+    from mcpdi.engine._interpret import UNSET, resume
+
+    async def run(arguments: Any, context: Any = EMPTY, answers: Any = None, ask: Any = None) -> Any:
+        unset = [UNSET] * len(plan.steps)
+        return await resume(plan, collect, arguments, context, answers, ask, 0, unset)
+
+    return run
 
 
 def logged_outcome(log: list[Any], run: Any, *args: Any) -> tuple[Any, ...]:
@@ -485,37 +538,18 @@ def logged_outcome(log: list[Any], run: Any, *args: Any) -> tuple[Any, ...]:
 def test_cleanup_rounds_in_generated_code_match_the_interpreter_values_errors_and_cleanup_order(
     case: CleanupCase,
 ) -> None:
-    from mcpdi.engine._interpret import UNSET, resume
-
     _, _, askers, _, _, root = case
     log: list[Any] = []
-    namespace: dict[str, Any] = {
-        "Annotated": Annotated,
-        "Resolve": Resolve,
-        "Carry": Carry,
-        "Boom": Boom,
-        "CleanupBoom": CleanupBoom,
-        "log": log,
-    }
+    namespace = cleanup_namespace(log)
     exec(cleanup_source(case), namespace)
     plan = compile_plan(namespace["root"], root_inline=root == "inline")
     assert "entered" in plan.source  # generated, not handed to the interpreter whole
 
-    def interpreted(collect: bool) -> Any:
-        async def run(arguments: Any, context: Any = EMPTY, answers: Any = None, ask: Any = None) -> Any:
-            unset = [UNSET] * len(plan.steps)
-            return await resume(plan, collect, arguments, context, answers, ask, 0, unset)
-
-        return run
-
-    for generated, interpreter in ((plan.run, interpreted(False)), (plan.resolve, interpreted(True))):
-        for ask in (False, True):
-            assert logged_outcome(log, generated, {"ask": ask}) == logged_outcome(
-                log, interpreter, {"ask": ask}
-            )
-        if askers:
-            via_callback = logged_outcome(log, generated, {"ask": True}, EMPTY, None, answer_one)
-            assert via_callback == logged_outcome(log, interpreter, {"ask": True}, EMPTY, None, answer_one)
+    for generated, interpreter in (
+        (plan.run, interpreted(plan, False)),
+        (plan.resolve, interpreted(plan, True)),
+    ):
+        assert_single_rounds_agree(log, generated, interpreter, bool(askers))
 
 
 CallCase = tuple[Dag, set[int], set[int], Failure, list[bool], Root]
@@ -590,8 +624,6 @@ def rounds_of(log: list[Any], run: Any, rounds: int) -> tuple[list[Any], list[An
 @settings(max_examples=examples(150), deadline=None)
 @given(graphs_with_call_scope())
 def test_call_scoped_rounds_in_generated_code_match_the_interpreter_round_after_round(case: CallCase) -> None:
-    from mcpdi.engine._interpret import UNSET, resume
-
     _, _, askers, _, _, root = case
     log: list[Any] = []
     namespace: dict[str, Any] = {
@@ -605,12 +637,121 @@ def test_call_scoped_rounds_in_generated_code_match_the_interpreter_round_after_
     plan = compile_plan(namespace["root"], root_inline=root == "inline")
     assert "_KEPT" in plan.source  # generated, not handed to the interpreter whole
 
-    def interpreted(collect: bool) -> Any:
-        async def run(arguments: Any, context: Any = EMPTY, answers: Any = None, ask: Any = None) -> Any:
-            unset = [UNSET] * len(plan.steps)
-            return await resume(plan, collect, arguments, context, answers, ask, 0, unset)
-
-        return run
-
-    for generated, interpreter in ((plan.run, interpreted(False)), (plan.resolve, interpreted(True))):
+    for generated, interpreter in (
+        (plan.run, interpreted(plan, False)),
+        (plan.resolve, interpreted(plan, True)),
+    ):
         assert rounds_of(log, generated, len(askers) + 2) == rounds_of(log, interpreter, len(askers) + 2)
+
+
+# The graph, and its concurrent, cleanup, call-scoped, asking and cannot-ask steps; what fails
+# (one or two resolvers, an adapter, a cleanup, or a resolver cancelling the call); the root.
+ConcurrentCase = tuple[Dag, set[int], set[int], set[int], set[int], set[int], list[Any], list[bool], Root]
+
+
+@st.composite
+def graphs_with_concurrency(draw: st.DrawFn) -> ConcurrentCase:
+    """Random graphs with concurrent resolvers, among cleanup, call-scoped and asking ones.
+
+    Each step uses at most two others, so that concurrent steps next to each other in run
+    order are often independent and run together; concurrent steps ask more often than others.
+    """
+    size = draw(st.integers(min_value=1, max_value=10))
+    providers = {
+        i: sorted(draw(st.sets(st.integers(0, i - 1), max_size=2))) if i else [] for i in range(size)
+    }
+    nodes = st.integers(min_value=0, max_value=size - 1)
+    concurrent = draw(st.sets(nodes, min_size=1))
+    is_async = [draw(st.booleans()) or i in concurrent for i in range(size)]
+    cleanup = draw(st.sets(nodes, max_size=2)) - concurrent
+    call = draw(st.sets(nodes, max_size=2)) - concurrent - cleanup
+    asking_concurrent = draw(st.sets(st.sampled_from(sorted(concurrent)), max_size=3))
+    askers = (draw(st.sets(nodes, max_size=2)) | asking_concurrent) - cleanup - call
+    plain = draw(st.sets(nodes)) - askers
+    edges = [(i, j) for i in range(size) for j in providers[i] if i not in call]
+    kinds: list[list[Any]] = [
+        [None],
+        [("root", 0)],
+        [("resolver", i) for i in range(size)],
+        [("resolvers", (i, j)) for i in sorted(concurrent) for j in sorted(concurrent) if i < j],
+        [("cancel", i) for i in range(size) if is_async[i] and i not in cleanup],
+        [("cleanup", i) for i in sorted(cleanup)],
+    ]
+    if edges:
+        kinds.append([("adapter", edge) for edge in edges])
+    failures = [draw(st.sampled_from(kind)) for kind in kinds if kind]
+    failure = draw(st.sampled_from(failures))
+    inline = [draw(st.booleans()) and not is_async[i] for i in range(size)]
+    root: Root = draw(st.sampled_from(["async", "sync", "inline"]))
+    return (size, providers, is_async), concurrent, cleanup, call, askers, plain, [failure], inline, root
+
+
+def concurrent_source(case: ConcurrentCase) -> str:
+    """f0..f{size-1} and a root; each step logs starting and ending, a cleanup one how its round
+    ended; an async step lets the others run in between (a checkpoint)."""
+    (size, providers, is_async), concurrent, cleanup, call, askers, plain, [failure], inline, root = case
+    raising = {failure[1]} if failure and failure[0] == "resolver" else set()
+    if failure and failure[0] == "resolvers":
+        raising = set(failure[1])
+
+    def marker(j: int) -> str:
+        flags = f"inline={inline[j]}, concurrent={j in concurrent}" + (', scope="call"' if j in call else "")
+        return f"'Annotated[int, Resolve(f{j}, {flags})]'"
+
+    lines: list[str] = []
+    for i in range(size):
+        returns = " -> int" if i in plain and i not in cleanup else ""
+        params = ", ".join(["ask: bool", *(f"p{j}: {marker(j)}" for j in providers[i])])
+        lines.append(f"{'async def' if is_async[i] else 'def'} f{i}({params}){returns}:")
+        lines.append(f"    log.append(('run', {i}))")
+        if is_async[i]:
+            lines.append("    await checkpoint()")
+        if failure == ("cancel", i):
+            lines += ["    scopes[-1].cancel()", "    await checkpoint()"]
+        if i in raising:
+            lines.append(f"    raise Boom({i})")
+        lines.append(f"    log.append(('end', {i}))")
+        total = " + ".join([str(i), *(f"p{j}" for j in providers[i])])
+        lines += value_lines(i, total, cleanup, askers, failure)
+    params = ", ".join(f"p{i}: {marker(i)}" for i in range(size))
+    return "\n".join([*lines, *logged_root(size, params, root, failure)])
+
+
+def in_a_cancel_scope(run: Any, scopes: list[anyio.CancelScope]) -> Any:
+    """`run` in a cancel scope of its own, which a resolver may cancel (`scopes[-1]`)."""
+
+    async def run_in_scope(*args: Any) -> Any:
+        with anyio.CancelScope() as scope:
+            scopes.append(scope)
+            return await run(*args)
+        return "cancelled"
+
+    return run_in_scope
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(graphs_with_concurrency())
+def test_concurrent_rounds_in_generated_code_match_the_interpreter_values_errors_cleanup_and_order(
+    case: ConcurrentCase,
+) -> None:
+    _, concurrent, _, call, askers, _, [failure], _, root = case
+    log: list[Any] = []
+    scopes: list[anyio.CancelScope] = []
+    namespace = cleanup_namespace(log) | {"checkpoint": anyio.lowlevel.checkpoint, "scopes": scopes}
+    exec(concurrent_source(case), namespace)
+
+    def shaped(consumer: int, provider: int) -> bool:  # a kept call-scoped value is not adapted
+        return consumer not in call and (consumer in concurrent or provider in concurrent)
+
+    plan = compile_plan(namespace["root"], adapt=adapters(failure, shaped), root_inline=root == "inline")
+    assert "ask, 0, [_UNSET] *" not in plan.source  # generated, not handed to the interpreter whole
+
+    for generated, interpreter in (
+        (plan.run, interpreted(plan, False)),
+        (plan.resolve, interpreted(plan, True)),
+    ):
+        generated, interpreter = in_a_cancel_scope(generated, scopes), in_a_cancel_scope(interpreter, scopes)
+        assert_single_rounds_agree(log, generated, interpreter, bool(askers))
+        if askers:
+            rounds = len(askers) + 2
+            assert rounds_of(log, generated, rounds) == rounds_of(log, interpreter, rounds)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp_types import methods
@@ -17,9 +18,20 @@ from pydantic import TypeAdapter
 ROOT = Path(__file__).resolve().parent.parent.parent
 
 # Run a server file as `python file.py` does (or as `mcpdi run file.py`), and report every module
-# loaded when it exits, and which of the handshake era's wire models were built by then.
+# loaded when it exits, which of the handshake era's wire models were built by then, which
+# modules were imported while the garbage collector ran, and whether it runs at exit.
 _REPORTING = """
-import atexit, json, runpy, sys
+import atexit, gc, json, runpy, sys
+
+class CollectorWatch:
+    imported_collecting = []
+
+    def find_spec(self, name, path=None, target=None):
+        if gc.isenabled():
+            self.imported_collecting.append(name)
+        return None  # the usual finders import it
+
+sys.meta_path.insert(0, CollectorWatch())
 
 def report():
     era = sys.modules.get("mcp_types._v2025_11_25")
@@ -27,6 +39,8 @@ def report():
     built = sorted(model.__name__ for model in models if getattr(model, "__pydantic_complete__", False))
     sys.stderr.write("\\nLOADED " + json.dumps(sorted(sys.modules)) + "\\n")
     sys.stderr.write("BUILT " + json.dumps(built) + "\\n")
+    sys.stderr.write("COLLECTING " + json.dumps(CollectorWatch.imported_collecting) + "\\n")
+    sys.stderr.write("ENABLED " + json.dumps(gc.isenabled()) + "\\n")
 
 atexit.register(report)
 launch, path = sys.argv[1:]
@@ -77,6 +91,8 @@ class Served:
     answers: list[dict[str, object]]
     loaded: set[str]  # every module in `sys.modules` at exit
     built: set[str]  # the handshake era's models whose validators were built by then
+    imported_collecting: list[str]  # the modules imported while the garbage collector was enabled
+    collector_enabled: bool  # at exit
 
 
 def _serve(server_file: str, lines: str, launch: str = "python") -> Served:
@@ -93,10 +109,16 @@ def _serve(server_file: str, lines: str, launch: str = "python") -> Served:
         check=True,
     )
     answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    return Served(answers, set(_report(done.stderr, "LOADED ")), set(_report(done.stderr, "BUILT ")))
+    return Served(
+        answers,
+        set(_report(done.stderr, "LOADED ")),
+        set(_report(done.stderr, "BUILT ")),
+        _report(done.stderr, "COLLECTING "),
+        _report(done.stderr, "ENABLED "),
+    )
 
 
-def _report(stderr: str, prefix: str) -> list[str]:
+def _report(stderr: str, prefix: str) -> Any:
     reports = [line for line in stderr.splitlines() if line.startswith(prefix)]
     assert reports, stderr
     return json.loads(reports[-1].removeprefix(prefix))
@@ -131,6 +153,21 @@ def test_the_era_models_a_start_does_not_use_are_never_built(launch: str) -> Non
     assert len(models) > 100  # what building them all on import cost
     # `initialize`'s answer and the bookshop's form check go through their own adapters.
     assert served.built == {"WireModel"}
+
+
+# What a start imports with the collector paused: mcpdi's modules (but the package's front door
+# and the pause itself) and the wire types they import.
+_PAUSED_FOR = ("mcpdi.", "mcp_types")
+_BEFORE_THE_PAUSE = ("mcpdi._collector",)
+
+
+@pytest.mark.parametrize("launch", LAUNCHES)
+def test_a_start_imports_mcpdi_and_the_wire_types_with_the_collector_paused(launch: str) -> None:
+    served = _serve("examples/bookshop.py", _request(1, "initialize", INITIALIZE), launch)
+    assert [answer["id"] for answer in served.answers] == [1]
+    collecting = {name for name in served.imported_collecting if name.startswith(_PAUSED_FOR)}
+    assert sorted(collecting.difference(_BEFORE_THE_PAUSE)) == []
+    assert served.collector_enabled  # paused for the imports alone
 
 
 def test_the_next_request_loads_the_method_maps_and_is_answered() -> None:
