@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from functools import partial
@@ -148,4 +149,13 @@ def adapt_edge(edge: Edge, *, validate_all: bool = False) -> Adapter:
     if outcome:
         plain: Callable[[Any], Any] = _as_outcome if check is None else partial(_then, check, _as_outcome)
         return Adapter(plain=plain, answered=partial(_answered_outcome, resolver))
+    if check is None:
+        return _data_adapter(resolver, edge.parameter)
     return Adapter(plain=check, answered=_Unwrap(resolver, edge.parameter))
+
+
+@functools.lru_cache(maxsize=1024)
+def _data_adapter(resolver: str, parameter: str) -> Adapter:
+    """The adapter of an unchecked data edge, one per resolver and parameter name: a resolver
+    fed to the same parameter of many tools and resolvers lends them all the same object."""
+    return Adapter(plain=None, answered=_Unwrap(resolver, parameter))

@@ -10,7 +10,6 @@ import math
 import weakref
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import partial
 from typing import Annotated, Any, Literal, cast, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, WithJsonSchema, create_model
@@ -183,7 +182,9 @@ _ABSENT: Any = object()
 def _plain_arguments(arguments: tuple[Argument, ...]) -> tuple[tuple[str, type, bool, Any], ...] | None:
     if any(_scalar_property(argument) is None for argument in arguments):
         return None
-    return tuple((a.name, a.annotation, a.required, a.default) for a in arguments)
+    # A required argument's default is None rather than `Parameter.empty` (a class): a tuple of
+    # atoms only is one the garbage collector stops visiting.
+    return tuple((a.name, a.annotation, a.required, None if a.required else a.default) for a in arguments)
 
 
 def read_plain_arguments(
@@ -244,9 +245,8 @@ def plan_arguments(
     """
     _check_names(arguments, owner=owner, location=location)
     if all(_builds_later(argument) for argument in arguments):
-        # Positional arguments only: a partial's keywords cost a dict per tool.
-        model = Deferred(partial(_build_model, model_name, arguments, owner, location))
-        schema = Deferred(partial(_schema_of, model_name, arguments, model))
+        model = Deferred(_build_model, model_name, arguments, owner, location)
+        schema = Deferred(_schema_of, model_name, arguments, model)
         return ArgumentsPlan(model, schema, deferred=True, plain=_plain_arguments(arguments))
     built = build_arguments_model(model_name, arguments, owner=owner, location=location)
     return ArgumentsPlan(Deferred.ready(built), Deferred.ready(built.model_json_schema()), deferred=False)

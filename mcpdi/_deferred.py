@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, TypeVarTuple, cast
 
 __all__ = ("Deferred",)
 
 T = TypeVar("T")
 V = TypeVar("V")
+Ts = TypeVarTuple("Ts")
 
 _UNSET: object = object()
 
@@ -20,15 +21,19 @@ _BUILDING = threading.RLock()
 
 
 class Deferred(Generic[T]):
-    """`build()` run on the first `get()` (once, even when threads race), its result kept.
+    """`build(*args)` run on the first `get()` (once, even when threads race), its result kept.
 
     An exception from `build` propagates to that caller and the next `get()` tries again.
+    The arguments are kept as given rather than in a `partial`: every registered entry keeps
+    a few deferred values until first use, and each object they hold is one more for every
+    garbage collection to visit while the server lives.
     """
 
-    __slots__ = ("_build", "_value")
+    __slots__ = ("_args", "_build", "_value")
 
-    def __init__(self, build: Callable[[], T]) -> None:
-        self._build: Callable[[], T] | None = build
+    def __init__(self, build: Callable[[*Ts], T], *args: *Ts) -> None:
+        self._build: Callable[..., T] | None = build
+        self._args: tuple[Any, ...] = args
         self._value: object = _UNSET
 
     @staticmethod
@@ -36,6 +41,7 @@ class Deferred(Generic[T]):
         """A value decided at registration, behind the same interface."""
         deferred = cast("Deferred[V]", Deferred.__new__(Deferred))
         deferred._build = None
+        deferred._args = ()
         deferred._value = value
         return deferred
 
@@ -49,7 +55,7 @@ class Deferred(Generic[T]):
             with _BUILDING:
                 if self._value is _UNSET:
                     assert self._build is not None
-                    self._value = self._build()
-                    self._build = None  # let go of what the build needed
+                    self._value = self._build(*self._args)
+                    self._build, self._args = None, ()  # let go of what the build needed
                 value = self._value
         return cast("T", value)

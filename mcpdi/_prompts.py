@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from mcp_types import (
@@ -95,7 +94,7 @@ def compile_prompt(
         f"{fn_name}Arguments", plan.arguments, owner=prompt_name, location=plan.location
     )
     doc = published_description(fn, options.description)
-    wire = Deferred(partial(_prompt_wire, prompt_name, title, doc, arguments, icons))
+    wire = Deferred(_prompt_wire, prompt_name, title, doc, arguments, icons)
     if not fields_as_typed(icons, (prompt_name, str), (title, str), (doc, str)):
         wire.get()  # what a user could get wrong is refused at registration
     return RegisteredPrompt(prompt_name, plan, arguments, wire, localns)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Union, cast, get_args, get_origin
 
 import pydantic_core
@@ -168,10 +167,10 @@ def plan_output_later(
     if published is _UNSTRUCTURED:
         return Deferred.ready(UNSTRUCTURED)
     if isinstance(published, type) and published in _WRITTEN:
-        return Deferred(partial(_written_output, function_name, published))
-    # Positional arguments only: a partial's keywords cost a dict per tool.
-    plan = partial(_structured_output, function_name, published, location, structured_output)
-    return Deferred(plan) if builds_later(published) else Deferred.ready(plan())
+        return Deferred(_written_output, function_name, published)
+    if builds_later(published):
+        return Deferred(_structured_output, function_name, published, location, structured_output)
+    return Deferred.ready(_structured_output(function_name, published, location, structured_output))
 
 
 def _written_output(function_name: str, returns: type) -> Output:
@@ -182,7 +181,7 @@ def _written_output(function_name: str, returns: type) -> Output:
         "title": f"{function_name}Output",
         "type": "object",
     }
-    adapter = Deferred(partial(_wrapped_adapter, function_name, returns))
+    adapter = Deferred(_wrapped_adapter, function_name, returns)
     return Output(schema, adapter, wrap=True, scalar=returns if returns in _SCALARS else None)
 
 

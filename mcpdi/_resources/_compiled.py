@@ -137,7 +137,7 @@ def compile_resource(
         )
         if not fields_as_typed(icons, *as_typed, (meta, dict)):
             wire.get()  # what a user could get wrong is refused at registration
-        pattern = Deferred(partial(_template_pattern, uri))
+        pattern = Deferred(_template_pattern, uri)
     else:
         # A fixed URI is checked as a URL by the model: built now, so a bad one fails here.
         wire = Deferred.ready(Resource(uri=uri, **published))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from mcp_types import (
@@ -17,7 +16,6 @@ from mcp_types import (
     Tool,
     ToolAnnotations,
 )
-from opentelemetry import trace
 from pydantic import ValidationError
 
 from mcpdi._arguments import (
@@ -45,7 +43,7 @@ from mcpdi._registration import (
 )
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state._security import RequestStateSecurity
-from mcpdi._telemetry import trace_resolver, tracing
+from mcpdi._telemetry import record_on_current_span, trace_resolver, tracing
 from mcpdi.engine import InvalidSignature, Plan, ResolverError
 from mcpdi.engine._compile import instrument_plan
 from mcpdi.lowlevel._errors import MCPError
@@ -154,7 +152,7 @@ def compile_tool(
         raise InvalidSignature(msg, function=fn)
     output = plan_output_later(fn_name, returns, location=plan.location, structured_output=structured_output)
     doc = published_description(fn, options.description)
-    wire = Deferred(partial(_tool_wire, tool_name, title, doc, arguments, output, annotations, icons, meta))
+    wire = Deferred(_tool_wire, tool_name, title, doc, arguments, output, annotations, icons, meta)
     # Fields a user could get wrong are validated now: such a `Tool` is built at registration.
     if not fields_as_typed(
         icons, (tool_name, str), (title, str), (doc, str), (annotations, ToolAnnotations), (meta, dict)
@@ -172,13 +170,11 @@ def traced(plan: Plan) -> Plan:
 
 def traced_later(plan: Plan) -> Deferred[Plan]:
     """`traced(plan)` on the first call that runs while tracing is on."""
-    return Deferred(partial(traced, plan)) if plan.steps else Deferred.ready(plan)
+    return Deferred(traced, plan) if plan.steps else Deferred.ready(plan)
 
 
 def _error_result(text: str, error: Exception, ctx: Context[Any]) -> CallToolResult:
-    span = trace.get_current_span()
-    if span.is_recording():
-        span.record_exception(error)
+    record_on_current_span(error)
     on_failure = ctx.request_context.on_failure
     if on_failure is not None:
         on_failure(error)

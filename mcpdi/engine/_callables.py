@@ -272,10 +272,13 @@ def _describe_plainly(
     location = f"{_relative(code.co_filename, below)}:{code.co_firstlineno}"
     if evaluate:
         hints = _evaluated_hints(fn, fn, role, fn.__name__, location, localns)
-    else:
+    elif nones:
         hints = dict(annotations)
-        if nones:
-            hints.update((name, type(None)) for name, value in annotations.items() if value is None)
+        hints.update((name, type(None)) for name, value in annotations.items() if value is None)
+    else:
+        # The hints are the annotations as they are: the function's own dict, which compile
+        # only reads, rather than a copy that every plan would keep for as long as it lives.
+        hints = annotations
     cleanup: Cleanup | None = None
     if flags & inspect.CO_ASYNC_GENERATOR:
         cleanup = "async_generator"

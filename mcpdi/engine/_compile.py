@@ -118,9 +118,12 @@ def compile_plan(
     ordered = run_order(analysis)
     steps: dict[Hashable, Step] = {}
     seen: dict[str, int] = {}
+    # Equal argument bindings are one object: a plan keeps each for as long as it lives.
+    argument_bindings: dict[ArgumentBinding, ArgumentBinding] = {}
 
     def bindings_of(node: Node, consumer_key: str | None) -> tuple[Binding, ...]:
-        return tuple([_binding(param, node, consumer_key, steps, adapt) for param in node.params])
+        bindings = [_binding(param, node, consumer_key, steps, adapt) for param in node.params]
+        return tuple([_shared(b, argument_bindings) for b in bindings])
 
     for index, node in enumerate(ordered):
         ordinal = seen.get(node.info.qualname, 0)
@@ -193,6 +196,13 @@ def _binding(
             return ResolvedBinding(
                 parameter.name, positional, edge, adapt(edge) if adapt is not None else None
             )
+
+
+def _shared(binding: Binding, argument_bindings: dict[ArgumentBinding, ArgumentBinding]) -> Binding:
+    """The first equal argument binding in the plan for this one (other bindings are their own)."""
+    if type(binding) is ArgumentBinding:
+        return argument_bindings.setdefault(binding, binding)
+    return binding
 
 
 _CODE_CACHE: dict[str, CodeType] = {}
@@ -275,9 +285,11 @@ def _build(
     # The run code is generated on the first run (compile has already refused what it would
     # refuse): `run` starts as `_first_run` in the plan's own namespace, and generating gives
     # that same function object the generated code, so a `run` kept by a host runs it too.
+    # `resolve` is a second function of the same code whose `collect` defaults to True: one
+    # object per plan where a `partial` of `run` would keep two for as long as the plan lives.
     namespace: dict[str, Any] = {"_generate_run": _generate_run}
-    run = FunctionType(_first_run.__code__, namespace, plan_name, _first_run.__defaults__)
-    run.__qualname__ = plan_name
+    run = _run_function(namespace, plan_name, collect=False)
+    resolve = _run_function(namespace, plan_name, collect=True)
     plan = Plan(
         name=plan_name,
         fn=root_fn,
@@ -291,12 +303,24 @@ def _build(
         steps=steps,
         # The generated functions match RunFunction by construction.
         run=cast("RunFunction", run),
-        resolve=cast("RunFunction", functools.partial(run, collect=True)),
-        _source=functools.partial(_generated_source, namespace),
+        resolve=cast("RunFunction", resolve),
+        _namespace=namespace,
         hints=hints,
     )
     namespace["_PLAN"] = plan
     return plan
+
+
+def _run_function(namespace: dict[str, Any], plan_name: str, *, collect: bool) -> FunctionType:
+    """`_first_run` with the plan's namespace as its globals (and `collect` as its default)."""
+    run = FunctionType(_first_run.__code__, namespace, plan_name, _COLLECTING if collect else _RUNNING)
+    run.__qualname__ = plan_name
+    return run
+
+
+# The defaults of `run` and `resolve`, shared by every plan's.
+_RUNNING = (EMPTY_CONTEXT, None, None, False)
+_COLLECTING = (EMPTY_CONTEXT, None, None, True)
 
 
 async def _first_run(
@@ -306,18 +330,19 @@ async def _first_run(
     ask: AskCallback | None = None,
     collect: bool = False,
 ) -> Any:
-    """A plan's `run` until its first call (runs with the plan's namespace as globals)."""
+    """A plan's `run` (or `resolve`) until its first call (runs with the plan's namespace as globals)."""
     run = _generate_run(globals()["_PLAN"])  # its globals: the namespace of its plan
     return await run(arguments, context, answers, ask, collect)
 
 
-def _generated_source(namespace: dict[str, Any]) -> str:
+def generated_source(namespace: dict[str, Any]) -> str:
+    """The run code of the plan whose namespace this is (generated now if not run yet)."""
     _generate_run(namespace["_PLAN"])
     return namespace["_SOURCE"]
 
 
 def _generate_run(plan: Plan) -> Any:
-    """Generate `plan`'s run code once, into its namespace and its `run` function; return `run`."""
+    """Generate `plan`'s run code once, into its namespace and its `run` and `resolve`; return `run`."""
     run: Any = plan.run
     namespace: dict[str, Any] = run.__globals__
     if "_SOURCE" not in namespace:
@@ -363,4 +388,6 @@ def _generate_into(plan: Plan, run: Any, namespace: dict[str, Any]) -> None:
     exec(_compiled(source), namespace)
     generated = _named(namespace.pop("run"), plan.name, _register_source(plan.name, source))
     run.__code__ = generated.__code__
+    resolve: Any = plan.resolve
+    resolve.__code__ = generated.__code__
     namespace["_SOURCE"] = source

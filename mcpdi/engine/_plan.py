@@ -157,14 +157,16 @@ class Plan:
     steps: tuple[Step, ...]
     run: RunFunction = field(repr=False, compare=False)
     resolve: RunFunction = field(repr=False, compare=False)
-    _source: Callable[[], str] = field(repr=False, compare=False)  # generates the code on first use
+    _namespace: dict[str, Any] = field(repr=False, compare=False)  # of `run`: its code, once generated
     # The root's type hints as compile read them (hosts read these instead of the signature again).
     hints: Mapping[str, Any] = field(default_factory=lambda: EMPTY_HINTS, repr=False, compare=False)
 
     @property
     def source(self) -> str:
         """The generated run code, for reading and debugging (generated now if not run yet)."""
-        return self._source()
+        from mcpdi.engine._compile import generated_source  # compiling needs plans: imported late
+
+        return generated_source(self._namespace)
 
     async def call(
         self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Generic, Literal, cast
 
 import anyio
@@ -146,6 +146,11 @@ class Runner(Generic[LifespanT]):
         """
         kind = message if isinstance(message, Request) else classify_message(message)
         if isinstance(kind, Request):
+            if connection.transport_cancels:  # `_answer` without its cancel scope, inline
+                try:
+                    return result_response(kind.id, await self._dispatch(kind, connection, peer))
+                except MCPError as error:
+                    return error_response(kind.id, error)
             return await self._answer(kind, connection, peer)
         if isinstance(kind, Notification):
             await self._take_notification(kind, connection, peer)
@@ -228,11 +233,7 @@ class Runner(Generic[LifespanT]):
     # -- requests --------------------------------------------------------------------
 
     async def _answer(self, request: Request, connection: Connection, peer: Peer) -> dict[str, Any] | None:
-        if connection.transport_cancels:
-            try:
-                return result_response(request.id, await self._dispatch(request, connection, peer))
-            except MCPError as error:
-                return error_response(request.id, error)
+        """A request of a connection whose transport does not cancel: cancellable here by its id."""
         result: dict[str, Any] = {}
         try:
             with anyio.CancelScope() as scope:
@@ -435,9 +436,11 @@ class Runner(Generic[LifespanT]):
             return types.EmptyResult()
         return await self._call_handler(handler, context, params, "logging/setLevel")
 
-    async def _call(self, entry: HandlerEntry, context: ServerRequestContext[Any], params: Any) -> object:
+    def _call(
+        self, entry: HandlerEntry, context: ServerRequestContext[Any], params: Any
+    ) -> Coroutine[Any, Any, object]:
         handler = entry.handler if entry.wire_handler is None else entry.wire_handler  # dumped next anyway
-        return await self._call_handler(handler, context, params, context.method)
+        return self._call_handler(handler, context, params, context.method)  # awaited by the caller
 
     async def _call_handler(
         self, handler: Any, context: ServerRequestContext[Any], params: Any, method: str

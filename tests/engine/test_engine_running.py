@@ -32,6 +32,15 @@ async def test_resolve_returns_the_roots_parameter_values_instead_of_calling_it(
     assert await plan.resolve({"title": "Dune"}) == {"title": "Dune", "stock": 4}
 
 
+async def test_resolve_and_run_answer_alike_whichever_of_them_runs_first() -> None:
+    resolved_first, run_first = compile_plan(reserve_book), compile_plan(reserve_book)
+    assert await resolved_first.resolve({"title": "Dune"}) == {"title": "Dune", "stock": 4}
+    assert await resolved_first.run({"title": "Dune"}) == "Dune: 4 in stock"
+    assert await run_first.run({"title": "Dune"}) == "Dune: 4 in stock"
+    assert await run_first.resolve({"title": "Dune"}) == {"title": "Dune", "stock": 4}
+    assert resolved_first.source == run_first.source
+
+
 async def test_the_plan_lists_arguments_and_resolved_parameters_for_hosts() -> None:
     plan = compile_plan(reserve_book)
     assert [a.name for a in plan.arguments] == ["title"]
