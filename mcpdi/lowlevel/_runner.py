@@ -30,7 +30,7 @@ from mcpdi.lowlevel._errors import (
 )
 from mcpdi.lowlevel._fast_params import tool_call_params_pass
 from mcpdi.lowlevel._fast_sieve import sieve_plain_tool_result, sieve_stamped_tool_result
-from mcpdi.lowlevel._http_checks import http_request_problem
+from mcpdi.lowlevel._http_checks import PendingParamCheck, http_request_problem
 from mcpdi.lowlevel._jsonrpc import (
     Invalid,
     Notification,
@@ -285,7 +285,9 @@ class Runner(Generic[LifespanT]):
 
     async def _dispatch(self, request: Request, connection: Connection, peer: Peer) -> dict[str, Any]:
         if connection.http_headers is not None:
-            problem = await http_request_problem(self, request, connection.http_headers, peer)
+            problem = http_request_problem(self, request, connection.http_headers)
+            if isinstance(problem, PendingParamCheck):
+                problem = await problem.problem(self, peer)
             if problem is not None:
                 raise problem
         if self._choose_era(request, connection) == "modern":
