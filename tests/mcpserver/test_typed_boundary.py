@@ -253,6 +253,17 @@ async def test_an_argument_a_resolver_takes_narrower_is_validated_per_call(proto
     )
 
 
+@pytest.mark.anyio
+async def test_reading_the_source_of_a_plan_that_checks_its_arguments_keeps_the_check() -> None:
+    mcp = narrower_argument_server()
+    plan = mcp._registry.tools["greet"].plan  # pyright: ignore[reportPrivateUsage]
+    assert "_offload_hop" in plan.source  # generated now, before any call (a sync resolver: one hop)
+    fine = await mcp.call_tool("greet", {"name": "Ada"})
+    assert fine.content == [TextContent(type="text", text="Hello Ada")]
+    with pytest.raises(ToolError, match="argument 'name' must be str here"):
+        await mcp.call_tool("greet", {})
+
+
 def any_text() -> Any:
     return 5
 
