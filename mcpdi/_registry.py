@@ -36,6 +36,7 @@ class Registry:
     """
 
     __slots__ = (
+        "_scope_where",
         "_scopes",
         "_tools_listed",
         "_validate_resolvers",
@@ -53,7 +54,10 @@ class Registry:
         self.prompts: dict[str, RegisteredPrompt] = {}
         self.resources: dict[str, RegisteredResource] = {}
         self.tool_scopes: dict[str, tuple[str, ...]] = {}
-        self._scopes: dict[Callable[..., Any], tuple[str, str]] = {}  # resolver: its scope, and where
+        # resolver: its scope, and where it was first given. Two dicts of strings rather than one of
+        # pairs: a pair per resolver would be one more object for the collector while the server lives.
+        self._scopes: dict[Callable[..., Any], str] = {}
+        self._scope_where: dict[Callable[..., Any], str] = {}
         # tools/list's result in wire form, with the entries it was dumped from
         self._tools_listed: tuple[tuple[RegisteredTool, ...], dict[str, Any]] | None = None
 
@@ -100,15 +104,17 @@ class Registry:
     def _note_scopes(self, where: str, plan: Plan) -> None:
         """Warn of a resolver given two scopes in one server: it would get two lifetimes."""
         for step in plan.steps:
-            seen = self._scopes.setdefault(step.fn, (step.scope, where))
-            if seen[0] != step.scope:
+            seen = self._scopes.setdefault(step.fn, step.scope)
+            if seen == step.scope:
+                self._scope_where.setdefault(step.fn, where)
+            else:
                 logger.warning(
                     "resolver %s (%s) has scope %r in %s and %r in %s: each gets its own value and "
                     "lifetime; give every Resolve(%s) one scope",
                     step.name,
                     step.location,
-                    seen[0],
-                    seen[1],
+                    seen,
+                    self._scope_where[step.fn],
                     step.scope,
                     where,
                     step.name,

@@ -4,21 +4,22 @@ A span per `tools/call`, `prompts/get` and `resources/read`, named `<method> <ta
 continuing the client's trace when its `_meta` carries `traceparent` (W3C trace context),
 with the outcome recorded: a tool error or a protocol error marks the span as failed.
 Only `opentelemetry-api` is needed; spans are recorded once an SDK's tracer provider is set.
+Its trace API is imported with the first span: until something imports it, no provider can
+have been set, so a process without telemetry never loads it.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp_types import CallToolResult, InputRequiredResult
-from opentelemetry import trace
 from opentelemetry.environment_variables import OTEL_PYTHON_TRACER_PROVIDER
-from opentelemetry.trace import NoOpTracerProvider, ProxyTracerProvider, SpanKind, Status, StatusCode
 
 from mcpdi.engine import Question, Step
 from mcpdi.lowlevel._errors import MCPError
@@ -28,13 +29,13 @@ if TYPE_CHECKING:
 
     from mcpdi.lowlevel._context import ServerRequestContext
 
-__all__ = ("current_round", "trace_resolver", "traced", "tracing")
+__all__ = ("current_round", "record_on_current_span", "trace_resolver", "traced", "tracing")
 
 ParamsT = TypeVar("ParamsT")
 ResultT = TypeVar("ResultT")
 
 _TRACER_NAME = "mcpdi"
-_SILENT = (ProxyTracerProvider, NoOpTracerProvider)  # no SDK installed: skip spans entirely
+_TRACE_API = "opentelemetry.trace"
 
 current_round: ContextVar[int] = ContextVar("mcpdi_round", default=1)
 """The round of the request being answered: 1, then one more per `input_required` retry."""
@@ -48,13 +49,20 @@ def tracing() -> bool:
 
     Asked on every request, so it reads the API's global directly: `get_tracer_provider()`
     looks the environment up on each call, which costs more than the rest of this check.
+    A provider is set through the trace API, so while nothing has imported it none is.
     """
+    trace = sys.modules.get(_TRACE_API)
+    if trace is None:
+        if not _PROVIDER_FROM_ENVIRONMENT:
+            return False
+        from opentelemetry import trace
     provider = getattr(trace, "_TRACER_PROVIDER", None)
     if provider is None:
         if not _PROVIDER_FROM_ENVIRONMENT:
             return False
         provider = trace.get_tracer_provider()  # loads and installs the provider the variable names
-    return not isinstance(provider, _SILENT)
+    # The API's own stand-ins: no SDK installed, so spans are skipped entirely.
+    return not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
 
 
 @contextmanager
@@ -64,6 +72,8 @@ def _resolver_span(step: Step) -> Generator[Span]:
         "mcpdi.resolver.key": step.key,
         "mcpdi.round": current_round.get(),
     }
+    from opentelemetry import trace
+
     with trace.get_tracer(_TRACER_NAME).start_as_current_span(
         f"resolve {step.name}", attributes=attributes
     ) as span:
@@ -105,6 +115,16 @@ def trace_resolver(step: Step) -> Callable[..., Any]:
     return traced_sync
 
 
+def record_on_current_span(error: Exception) -> None:
+    """Record `error` on the span being recorded, if any (none can be before the trace API loads)."""
+    trace = sys.modules.get(_TRACE_API)
+    if trace is None:
+        return
+    span = trace.get_current_span()
+    if span.is_recording():
+        span.record_exception(error)
+
+
 def _target(method: str, params: Any) -> str:
     if method == "resources/read":
         return str(params.uri)
@@ -125,7 +145,8 @@ def traced(
 
     async def handle(request: ServerRequestContext[Any], params: ParamsT) -> ResultT:
         target = _target(method, params)
-        from opentelemetry import propagate  # its propagators load when the first span is recorded
+        from opentelemetry import propagate, trace  # loaded when the first span is recorded
+        from opentelemetry.trace import SpanKind, Status, StatusCode
 
         parent = propagate.extract(_carrier(getattr(params, "meta", None)))
         tracer = trace.get_tracer(_TRACER_NAME)

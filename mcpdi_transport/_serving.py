@@ -12,7 +12,7 @@ from typing import Any
 
 from mcpdi.lowlevel import INTERNAL_ERROR, Connection, MCPError, Peer, Request, Runner, error_response
 
-__all__ = ("serve_message",)
+__all__ = ("runner_failure", "serve_message")
 
 logger = logging.getLogger("mcpdi_transport")
 
@@ -27,10 +27,15 @@ async def serve_message(
     try:
         return await runner.handle(message, connection, peer)
     except Exception:
-        if isinstance(message, Request):
-            logger.exception("the runner failed on %s", message.method)
-            return error_response(message.id, MCPError(INTERNAL_ERROR, "Internal error"))
-        logger.exception("the runner failed on %s", message.get("method"))
-        if "id" in message and "method" in message:
-            return error_response(message["id"], MCPError(INTERNAL_ERROR, "Internal error"))
-        return None
+        return runner_failure(message)
+
+
+def runner_failure(message: Mapping[str, Any] | Request) -> dict[str, Any] | None:
+    """What answers `message` when the runner raised on it (call from its `except`): logged, `-32603`."""
+    if isinstance(message, Request):
+        logger.exception("the runner failed on %s", message.method)
+        return error_response(message.id, MCPError(INTERNAL_ERROR, "Internal error"))
+    logger.exception("the runner failed on %s", message.get("method"))
+    if "id" in message and "method" in message:
+        return error_response(message["id"], MCPError(INTERNAL_ERROR, "Internal error"))
+    return None

@@ -7,12 +7,12 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Generator
-from contextlib import contextmanager
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Final, Protocol
 
 from mcpdi._auth import get_access_token, principal_of
+from mcpdi.lowlevel._context_value import ContextValue
 
 __all__ = ("DEFAULT_MAX_ENTRIES", "MemoryReplayStore", "ReplayStore", "current_peer", "from_address")
 
@@ -116,15 +116,10 @@ class MemoryReplayStore:
 _ADDRESS: ContextVar[str | None] = ContextVar("mcpdi_peer_address", default=None)
 
 
-@contextmanager
-def from_address(address: str | None) -> Generator[None]:
+def from_address(address: str | None) -> ContextValue[str | None]:
     """Run a request's handling as coming from `address` (for transports: the client's address),
-    the peer a `MemoryReplayStore` counts it to when the caller is not authenticated."""
-    reset = _ADDRESS.set(address)
-    try:
-        yield
-    finally:
-        _ADDRESS.reset(reset)
+    the peer a `MemoryReplayStore` counts it to when the caller is not authenticated: `with` it."""
+    return ContextValue(_ADDRESS, address)
 
 
 def current_peer() -> str:

@@ -16,7 +16,6 @@ from mcp_types import (
     Tool,
     ToolAnnotations,
 )
-from opentelemetry import trace
 from pydantic import ValidationError
 
 from mcpdi._arguments import (
@@ -44,7 +43,7 @@ from mcpdi._registration import (
 )
 from mcpdi._rounds import CallTarget, Pending, run_request
 from mcpdi._state._security import RequestStateSecurity
-from mcpdi._telemetry import trace_resolver, tracing
+from mcpdi._telemetry import record_on_current_span, trace_resolver, tracing
 from mcpdi.engine import InvalidSignature, Plan, ResolverError
 from mcpdi.engine._compile import instrument_plan
 from mcpdi.lowlevel._errors import MCPError
@@ -175,9 +174,7 @@ def traced_later(plan: Plan) -> Deferred[Plan]:
 
 
 def _error_result(text: str, error: Exception, ctx: Context[Any]) -> CallToolResult:
-    span = trace.get_current_span()
-    if span.is_recording():
-        span.record_exception(error)
+    record_on_current_span(error)
     on_failure = ctx.request_context.on_failure
     if on_failure is not None:
         on_failure(error)

@@ -267,6 +267,13 @@ def _decode_name(raw: str | None) -> str | None:
         return None
 
 
+def _name_matches(header: str | None, body_value: object) -> bool:
+    """Whether the `Mcp-Name` header names `body_value` (most send it as it is: no decoding then)."""
+    if header == body_value and not cast("str", header).startswith("=?"):
+        return True  # a sentinel starts with `=?base64?`: anything else is its own value
+    return _decode_name(header) == body_value
+
+
 def _fold_headers(headers: Mapping[str, str | Sequence[str]]) -> tuple[dict[str, str], str | None]:
     """Single-valued routing headers, and the name of a routing header sent more than once."""
     folded: dict[str, str] = {}
@@ -327,7 +334,7 @@ def check_routing(
     name_key = NAME_BEARING_METHODS.get(method) if isinstance(method, str) else None
     if name_key is not None:
         body_value = params.get(name_key)
-        if body_value is not None and _decode_name(folded.get("mcp-name")) != body_value:
+        if body_value is not None and not _name_matches(folded.get("mcp-name"), body_value):
             return MCPError(
                 HEADER_MISMATCH, f"mcp-name header does not match the request body's {name_key!r} parameter"
             )

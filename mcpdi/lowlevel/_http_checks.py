@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from mcpdi.lowlevel._envelope import ROUTING_HEADERS, check_routing
@@ -19,18 +20,43 @@ from mcpdi.lowlevel._param_headers import validate_mcp_param_headers
 if TYPE_CHECKING:
     from mcpdi.lowlevel._connection import Peer
     from mcpdi.lowlevel._jsonrpc import Request
+    from mcpdi.lowlevel._param_headers import HeaderRules
     from mcpdi.lowlevel._runner import Runner
 
-__all__ = ("http_request_problem",)
+__all__ = ("PendingParamCheck", "http_request_problem")
 
 logger = logging.getLogger("mcpdi")
 
 
-async def http_request_problem(
-    runner: Runner[Any], request: Request, headers: Sequence[tuple[str, str]], peer: Peer
-) -> MCPError | None:
+@dataclass(frozen=True, slots=True)
+class PendingParamCheck:
+    """The `Mcp-Param-*` check of a `tools/call` whose header rules only the server's tool listing
+    has (`Runner.tool_header_rules`): `problem` finishes it."""
+
+    name: str
+    meta: Mapping[str, Any] | None
+    arguments: Mapping[str, Any] | None
+    headers: Sequence[tuple[str, str]]
+
+    async def problem(self, runner: Runner[Any], peer: Peer) -> MCPError | None:
+        """`-32020` when the headers disagree with the arguments, else None."""
+        try:
+            rules = await runner.tool_header_rules(self.name, meta=self.meta, peer=peer)
+        except Exception:
+            _log_skipped(self.name)
+            return None
+        return _rules_problem(rules, self.arguments, self.headers)
+
+
+def http_request_problem(
+    runner: Runner[Any], request: Request, headers: Sequence[tuple[str, str]]
+) -> MCPError | PendingParamCheck | None:
     """The first way `request`'s HTTP headers disagree with its body, or None (rungs in the
-    reference order: routing headers and envelope, then `Mcp-Param-*`)."""
+    reference order: routing headers and envelope, then `Mcp-Param-*`).
+
+    A `PendingParamCheck` when only the server's tool listing can tell (a server without
+    precomputed header rules): await its `problem`.
+    """
     folded, duplicated, params_sent = _fold_headers(headers)
     problem = check_routing(folded, duplicated, request.method, request.params)
     if problem is not None or request.method != "tools/call":
@@ -54,9 +80,18 @@ async def http_request_problem(
                 return MCPError(HEADER_MISMATCH, msg)
     elif not arguments:
         return None
-    return await _mcp_param_problem(
-        runner, params, name, cast("Mapping[str, Any] | None", arguments), headers, peer
-    )
+    checked = cast("Mapping[str, Any] | None", arguments)
+    getter = runner.server.get_tool_header_params  # the rules read at registration, when it has them
+    if getter is None:
+        meta = params.get("_meta")
+        meta = cast("Mapping[str, Any]", meta) if isinstance(meta, Mapping) else None
+        return PendingParamCheck(name, meta, checked, headers)
+    try:
+        rules = getter(name)
+    except Exception:
+        _log_skipped(name)
+        return None
+    return _rules_problem(rules, checked, headers)
 
 
 def _fold_headers(
@@ -67,8 +102,7 @@ def _fold_headers(
     folded: dict[str, str] = {}
     duplicated: str | None = None
     params_sent: list[tuple[str, str]] | None = None
-    for header in headers:
-        raw_name, value = header
+    for raw_name, value in headers:
         name = raw_name.lower()
         if name in ROUTING_HEADERS:
             if name in folded:
@@ -78,32 +112,19 @@ def _fold_headers(
         elif raw_name.startswith("mcp-param-"):
             if params_sent is None:
                 params_sent = []
-            params_sent.append(header)
+            params_sent.append((raw_name, value))
     return folded, duplicated, params_sent
 
 
-async def _mcp_param_problem(
-    runner: Runner[Any],
-    params: Mapping[str, Any],
-    name: str,
-    arguments: Mapping[str, Any] | None,
-    headers: Sequence[tuple[str, str]],
-    peer: Peer,
+def _log_skipped(name: str) -> None:
+    # Header validation must never break a working call: skip it, loudly.
+    logger.exception("Mcp-Param header validation skipped: the input schema of %r is unavailable", name)
+
+
+def _rules_problem(
+    rules: HeaderRules | None, arguments: Mapping[str, Any] | None, headers: Sequence[tuple[str, str]]
 ) -> MCPError | None:
     """`-32020` when a `tools/call`'s `Mcp-Param-*` headers disagree with its arguments."""
-    getter = runner.server.get_tool_header_params  # the rules read at registration, when it has them
-    try:
-        if getter is not None:
-            rules = getter(name)
-        else:
-            meta = params.get("_meta")
-            rules = await runner.tool_header_rules(
-                name, meta=cast("Mapping[str, Any]", meta) if isinstance(meta, Mapping) else None, peer=peer
-            )
-    except Exception:
-        # Header validation must never break a working call: skip it, loudly.
-        logger.exception("Mcp-Param header validation skipped: the input schema of %r is unavailable", name)
-        return None
     if not rules:
         return None  # unknown tool, or one that mirrors no argument (other headers are ignored)
     problem = validate_mcp_param_headers(rules, arguments, headers)

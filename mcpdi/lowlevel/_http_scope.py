@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any
+
+from mcpdi.lowlevel._context_value import ContextValue
 
 __all__ = ("current_http_scope", "serving_http_request")
 
 _SCOPE: ContextVar[Mapping[str, Any] | None] = ContextVar("mcpdi_http_scope", default=None)
 
 
-@contextmanager
-def serving_http_request(scope: Mapping[str, Any]) -> Generator[None]:
-    """Run one HTTP request's handling with `scope` as its ASGI scope (for transports)."""
-    reset = _SCOPE.set(scope)
-    try:
-        yield
-    finally:
-        _SCOPE.reset(reset)
+def serving_http_request(scope: Mapping[str, Any]) -> ContextValue[Mapping[str, Any] | None]:
+    """Run one HTTP request's handling with `scope` as its ASGI scope (for transports): `with` it."""
+    return ContextValue(_SCOPE, scope)
 
 
 def current_http_scope() -> Mapping[str, Any] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Generic, Literal, cast
 
 import anyio
@@ -30,7 +30,7 @@ from mcpdi.lowlevel._errors import (
 )
 from mcpdi.lowlevel._fast_params import tool_call_params_pass
 from mcpdi.lowlevel._fast_sieve import sieve_plain_tool_result, sieve_stamped_tool_result
-from mcpdi.lowlevel._http_checks import http_request_problem
+from mcpdi.lowlevel._http_checks import PendingParamCheck, http_request_problem
 from mcpdi.lowlevel._jsonrpc import (
     Invalid,
     Notification,
@@ -146,6 +146,11 @@ class Runner(Generic[LifespanT]):
         """
         kind = message if isinstance(message, Request) else classify_message(message)
         if isinstance(kind, Request):
+            if connection.transport_cancels:  # `_answer` without its cancel scope, inline
+                try:
+                    return result_response(kind.id, await self._dispatch(kind, connection, peer))
+                except MCPError as error:
+                    return error_response(kind.id, error)
             return await self._answer(kind, connection, peer)
         if isinstance(kind, Notification):
             await self._take_notification(kind, connection, peer)
@@ -228,11 +233,7 @@ class Runner(Generic[LifespanT]):
     # -- requests --------------------------------------------------------------------
 
     async def _answer(self, request: Request, connection: Connection, peer: Peer) -> dict[str, Any] | None:
-        if connection.transport_cancels:
-            try:
-                return result_response(request.id, await self._dispatch(request, connection, peer))
-            except MCPError as error:
-                return error_response(request.id, error)
+        """A request of a connection whose transport does not cancel: cancellable here by its id."""
         result: dict[str, Any] = {}
         try:
             with anyio.CancelScope() as scope:
@@ -281,7 +282,9 @@ class Runner(Generic[LifespanT]):
 
     async def _dispatch(self, request: Request, connection: Connection, peer: Peer) -> dict[str, Any]:
         if connection.http_headers is not None:
-            problem = await http_request_problem(self, request, connection.http_headers, peer)
+            problem = http_request_problem(self, request, connection.http_headers)
+            if isinstance(problem, PendingParamCheck):
+                problem = await problem.problem(self, peer)
             if problem is not None:
                 raise problem
         if self._choose_era(request, connection) == "modern":
@@ -433,9 +436,11 @@ class Runner(Generic[LifespanT]):
             return types.EmptyResult()
         return await self._call_handler(handler, context, params, "logging/setLevel")
 
-    async def _call(self, entry: HandlerEntry, context: ServerRequestContext[Any], params: Any) -> object:
+    def _call(
+        self, entry: HandlerEntry, context: ServerRequestContext[Any], params: Any
+    ) -> Coroutine[Any, Any, object]:
         handler = entry.handler if entry.wire_handler is None else entry.wire_handler  # dumped next anyway
-        return await self._call_handler(handler, context, params, context.method)
+        return self._call_handler(handler, context, params, context.method)  # awaited by the caller
 
     async def _call_handler(
         self, handler: Any, context: ServerRequestContext[Any], params: Any, method: str

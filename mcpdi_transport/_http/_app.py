@@ -20,7 +20,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from mcpdi import AuthSettings, TokenVerifier, from_address
 from mcpdi.lowlevel import CustomRoute, serving_http_request
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
-from mcpdi_transport._http._common import AppOptions, Running, header_values
+from mcpdi_transport._http._common import AppOptions, Running, hand_over_body, header_values
 from mcpdi_transport._http._exchange import HttpExchange
 from mcpdi_transport._http._legacy import LegacyEndpoint
 from mcpdi_transport._http._legacy_session import (
@@ -34,8 +34,10 @@ from mcpdi_transport._http._security import (
     DEFAULT_BODY_TIMEOUT,
     DEFAULT_MAX_BODY_SIZE,
     BodyLimit,
+    BodyReader,
     SecurityPolicy,
     announced_security_policy,
+    replaying,
 )
 from mcpdi_transport._http._shared import SharedSessions
 from mcpdi_transport._http._signals import drain_on_signals
@@ -51,15 +53,20 @@ logger = logging.getLogger("mcpdi_transport")
 
 
 class _Endpoint:
-    """The ASGI app at the MCP path: checks headers, then routes by `MCP-Protocol-Version`.
+    """The ASGI app at the MCP path: reads the body, checks headers, then routes by `MCP-Protocol-Version`.
 
-    A header naming anything but a handshake version (unknown values included) goes to
-    the stateless 2026-07-28 exchange; an absent header or a handshake version goes to
-    the session endpoint (protocol.md §1.6).
+    The body is read first, within its limits (`BodyReader`: 413, 408), and handed to the
+    era's endpoint in the scope (`hand_over_body`). A header naming anything but a
+    handshake version (unknown values included) goes to the stateless 2026-07-28
+    exchange; an absent header or a handshake version goes to the session endpoint
+    (protocol.md §1.6).
     """
 
-    def __init__(self, policy: SecurityPolicy, options: AppOptions, sessions: SessionStore | None) -> None:
+    def __init__(
+        self, policy: SecurityPolicy, options: AppOptions, sessions: SessionStore | None, body: BodyReader
+    ) -> None:
         self.policy = policy
+        self.body = body
         self.options = options
         registry: SessionRegistry = (
             LocalSessions(options) if sessions is None else SharedSessions(options, sessions)
@@ -72,7 +79,12 @@ class _Endpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
-        rejection = self.policy.check(scope["method"], header_values(scope))
+        read = await self.body.read(scope, receive, send)
+        if read is None:
+            return
+        body, buffered = read
+        headers = header_values(scope)
+        rejection = self.policy.check(scope["method"], headers)
         if rejection is not None:
             await rejection(scope, receive, send)
             return
@@ -81,13 +93,16 @@ class _Endpoint:
             msg = "The MCP server is not running: serve this app with its lifespan (uvicorn does so)."
             await PlainTextResponse(msg, status_code=503)(scope, receive, send)
             return
-        version = header_values(scope).get("mcp-protocol-version")
+        hand_over_body(scope, body)
+        if buffered:
+            receive = replaying(buffered, receive)
+        version = headers.get("mcp-protocol-version")
         client = scope.get("client")
         with from_address(None if client is None else str(client[0])), serving_http_request(scope):
             if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
                 await serve_modern_request(running, self.options, scope, receive, send)
             else:
-                await self.legacy.serve(running, HttpExchange(scope, receive, send))
+                await self.legacy.serve(running, HttpExchange(scope, receive, send, headers))
 
     def drain(self, grace: float) -> None:
         """Shutdown began: requests get `grace` seconds, then a JSON-RPC error; streams end.
@@ -115,10 +130,10 @@ class _MCPApp(Starlette):
 
     Starlette's stack (error middleware, body limit, exception middleware, router, route)
     costs about as much per request as the rest of a bare endpoint; at the MCP path it
-    would only lead to the endpoint. So those requests get the same error middleware and
-    body limit around the endpoint, and nothing else. Everything else, and every request
-    once the app has middleware or exception handlers added after it was built, takes
-    the whole stack.
+    would only lead to the endpoint, which limits its body itself. So those requests get
+    the same error middleware around the endpoint, and nothing else. Everything else, and
+    every request once the app has middleware or exception handlers added after it was
+    built, takes the whole stack.
     """
 
     def __init__(
@@ -133,8 +148,7 @@ class _MCPApp(Starlette):
     def build_middleware_stack(self) -> ASGIApp:
         stack = super().build_middleware_stack()
         if self.user_middleware == [self._body_limit] and not self.exception_handlers:
-            cls, args, kwargs = self._body_limit
-            self._direct = ServerErrorMiddleware(cls(self._mcp_endpoint, *args, **kwargs), debug=self.debug)
+            self._direct = ServerErrorMiddleware(self._mcp_endpoint, debug=self.debug)
         else:
             self._direct = None
         return stack
@@ -281,7 +295,7 @@ def build_http_app(
     if sessions is not None and stateless:
         msg = "sessions= keeps handshake-era sessions, which stateless=True turns off: pass one of the two"
         raise ValueError(msg)
-    endpoint = _Endpoint(policy, options, sessions)
+    endpoint = _Endpoint(policy, options, sessions, BodyReader(max_body_size, body_timeout))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncGenerator[None]:
@@ -300,12 +314,9 @@ def build_http_app(
 
     mcp_endpoint: ASGIApp = endpoint
     metadata_routes: list[BaseRoute] = []
-    exempt_path: str | None = None
     if token_verifier is not None and auth is not None:
-        # The token is checked before the body is read: the body limit goes behind the gate.
-        limited = BodyLimit(endpoint, max_body_size=max_body_size, body_timeout=body_timeout)
-        mcp_endpoint = BearerGate(limited, token_verifier, auth, path, policy)
-        exempt_path = path
+        # The token is checked before the body is read: the endpoint reads it behind the gate.
+        mcp_endpoint = BearerGate(endpoint, token_verifier, auth, path, policy)
         metadata = MetadataEndpoint(auth, path, policy)
         metadata_routes = [Route(p, endpoint=metadata, methods=["GET"]) for p in metadata_paths(auth, path)]
         if not auth.resource_server_url and not policy.check_host:
@@ -314,8 +325,9 @@ def build_http_app(
                 "the auth challenge and metadata name whatever host the client sent; set "
                 "resource_server_url (or allowed_hosts)"
             )
+    # The endpoint limits its own body: the app's limit is for the other routes.
     body_limit = Middleware(
-        BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout, exempt_path=exempt_path
+        BodyLimit, max_body_size=max_body_size, body_timeout=body_timeout, exempt_path=path
     )
     app = _MCPApp(
         mcp_path=path,

@@ -12,7 +12,7 @@ import anyio
 from starlette.types import Receive, Scope, Send
 
 from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, Request, encode_message, error_response, parse_json
-from mcpdi_transport._serving import serve_message
+from mcpdi_transport._serving import runner_failure
 
 if TYPE_CHECKING:
     from anyio.abc import TaskGroup
@@ -29,6 +29,7 @@ __all__ = (
     "Running",
     "accepts",
     "error_body",
+    "hand_over_body",
     "handle_safely",
     "header_lists",
     "header_pairs",
@@ -97,6 +98,21 @@ class Running:
     stopping: bool = False
     disconnect_ticker: Ticker | None = None
     """The deadlines after which JSON answers still running watch for the client leaving."""
+    _cancel_scope_type: type[anyio.CancelScope] | None = None
+
+    def cancel_scope(self) -> anyio.CancelScope:
+        """A new `anyio.CancelScope`, the very kind anyio makes on this event loop.
+
+        `anyio.CancelScope()` asks which async library runs on every call, a good part of
+        what a scope costs a request; the app's requests all run on its lifespan's loop, so
+        the answer is kept from the first one.
+        """
+        make = self._cancel_scope_type
+        if make is None:
+            scope = anyio.CancelScope()
+            self._cancel_scope_type = type(scope)
+            return scope
+        return make()
 
     def stop_requests(self) -> None:
         """Answer every request still running with `-32603` "The server is shutting down"."""
@@ -202,15 +218,21 @@ def _decoded_pair(raw: Sequence[bytes]) -> tuple[str, str]:
 def _decoded(scope: Scope) -> _DecodedHeaders:
     decoded: _DecodedHeaders | None = scope.get(_HEADERS_KEY)
     if decoded is None:
-        known = _decoded_pairs
+        known = _decoded_pairs.get
         pairs: list[tuple[str, str]] = []
-        raw_headers: list[Sequence[bytes]] = scope["headers"]  # tuples from every server we know
-        for raw in raw_headers:
-            pair = known.get(raw) if isinstance(raw, tuple) else None
-            pairs.append(_decoded_pair(raw) if pair is None else pair)
         first: dict[str, str] = {}
-        for name, value in pairs:
-            first.setdefault(name, value)
+        keep_first = first.setdefault
+        # Tuples from every server we know; ASGI allows lists too, which are not hashable.
+        raw_headers: list[tuple[bytes, bytes]] = scope["headers"]
+        for raw in raw_headers:
+            try:
+                pair = known(raw)
+            except TypeError:  # a list
+                pair = None
+            if pair is None:
+                pair = _decoded_pair(raw)
+            pairs.append(pair)
+            keep_first(*pair)
         decoded = scope[_HEADERS_KEY] = _DecodedHeaders(pairs, first, len(first) != len(pairs))
     return decoded
 
@@ -235,6 +257,9 @@ def header_lists(scope: Scope) -> dict[str, str | Sequence[str]]:
 
 def peer_headers(scope: Scope) -> Mapping[str, str]:
     """Lower-cased names to values; a repeated header's values joined by `, ` as HTTP allows."""
+    decoded = _decoded(scope)
+    if not decoded.repeated:
+        return dict(decoded.first)
     grouped = _repeats_grouped(scope)
     if grouped is None:
         return dict(header_values(scope))
@@ -274,13 +299,15 @@ async def handle_safely(
         is_request, request_id = True, message.id
     else:
         is_request, request_id = "id" in message and "method" in message, message.get("id")
-    with anyio.CancelScope() if cancel_scope is None else cancel_scope as scope:
+    with running.cancel_scope() if cancel_scope is None else cancel_scope as scope:
         late: LateAnswer | None = None
         if answer_late is not None and is_request:
             late = functools.partial(_answer_shutting_down, answer_late, request_id)  # built if used
         running.in_flight[scope] = late
         try:
-            return await serve_message(running.runner, message, connection, peer)
+            return await running.runner.handle(message, connection, peer)  # `serve_message`, inline
+        except Exception:
+            return runner_failure(message)
         finally:
             running.in_flight.pop(scope, None)
     if running.stopping and is_request:
@@ -333,22 +360,35 @@ async def json_reply(
     await send({"type": "http.response.body", "body": content})
 
 
+_BODY_KEY: Final = "mcpdi.body"
+"""Where the endpoint that read a request's body leaves it in the request's scope for `receive_json`."""
+
+
+def hand_over_body(scope: Scope, body: bytes) -> None:
+    """Leave the request's body, already read, for `receive_json` (which then reads nothing)."""
+    scope[_BODY_KEY] = body
+
+
 async def receive_json(scope: Scope, receive: Receive, send: Send) -> object:
     """The request body parsed as strict JSON, or `NO_BODY` when there is no message to serve.
 
     That is when the client left before sending the whole body, or when the body is not
-    JSON as the spec allows it (answered here: 400 with a `-32700` parse error).
+    JSON as the spec allows it (answered here: 400 with a `-32700` parse error). A body
+    handed over (`hand_over_body`) is taken instead of reading one.
     """
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            return NO_BODY
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
+    body: bytes | None = scope.pop(_BODY_KEY, None)
+    if body is None:
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return NO_BODY
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     try:
-        return parse_json(chunks[0] if len(chunks) == 1 else b"".join(chunks))
+        return parse_json(body)
     except MCPError as error:
         await json_reply(scope, receive, send, error_response(None, error), status=400)
         return NO_BODY

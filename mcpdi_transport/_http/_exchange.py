@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +21,8 @@ class HttpExchange:
     scope: Scope
     receive: Receive
     send: Send
+    decoded_headers: Mapping[str, str] | None = None
+    """`headers`, when whoever made the exchange has them already."""
 
     @property
     def method(self) -> str:
@@ -29,17 +31,18 @@ class HttpExchange:
     @property
     def headers(self) -> Mapping[str, str]:
         """Lower-cased names to the first value of each header (decoded once per request)."""
-        return header_values(self.scope)
+        decoded = self.decoded_headers
+        return header_values(self.scope) if decoded is None else decoded
 
-    async def reply(
+    def reply(
         self,
         body: Mapping[str, Any] | None,
         *,
         status: int = 200,
         headers: Mapping[str, str] | None = None,
-    ) -> None:
-        """Answer with one JSON object (or, with `body=None`, no body)."""
-        await json_reply(self.scope, self.receive, self.send, body, status=status, headers=headers)
+    ) -> Coroutine[Any, Any, None]:
+        """Answer with one JSON object (or, with `body=None`, no body): await it."""
+        return json_reply(self.scope, self.receive, self.send, body, status=status, headers=headers)
 
     async def accept(self, headers: Mapping[str, str] | None = None) -> None:
         """Answer 202 Accepted with no body: a notification or a response was taken."""
@@ -51,4 +54,4 @@ class HttpExchange:
 
     def sending_through(self, send: Send) -> HttpExchange:
         """The same request, answered through `send` (which watches what goes out)."""
-        return HttpExchange(self.scope, self.receive, send)
+        return HttpExchange(self.scope, self.receive, send, self.decoded_headers)

@@ -226,7 +226,7 @@ class LegacyEndpoint:
         peer = StreamPeer(peer_headers(exchange.scope), None, None, _JSON_ONLY_REASON)
         response: dict[str, Any] | None = None
         key = request_key(request.id)
-        cancel_scope = anyio.CancelScope()  # one scope: `notifications/cancelled` and a shutdown cancel it
+        cancel_scope = running.cancel_scope()  # one scope: `notifications/cancelled` and a shutdown cancel it
         headers = {_SESSION_HEADER: session.session_id} if session is not None else None
         answered = False
 
@@ -281,7 +281,7 @@ class LegacyEndpoint:
             stream = EventStream("0", resumable=False)
         peer = StreamPeer(peer_headers(exchange.scope), session, stream, _STATELESS_REASON)
         key = request_key(request.id)
-        cancel_scope = anyio.CancelScope()
+        cancel_scope = running.cancel_scope()
         if session is not None:
             session.running[key] = cancel_scope
 

@@ -201,7 +201,7 @@ async def _answer_json(
             response = await handle_safely(running, request, connection, peer, answer_late=answer_late)
             group.cancel_scope.cancel()
     else:
-        cancel_scope = anyio.CancelScope()  # one scope: a client leaving and a shutdown both cancel it
+        cancel_scope = running.cancel_scope()  # one scope: a client leaving and a shutdown both cancel it
         watch = _LateDisconnectWatch(_disconnect_ticker(running, loop), receive, cancel_scope)
         try:
             response = await handle_safely(

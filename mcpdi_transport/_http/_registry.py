@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Protocol
 
@@ -71,7 +71,7 @@ class SessionRegistry(Protocol):
         """The client ended the session (DELETE): it is gone everywhere."""
         ...
 
-    async def serve(
+    def serve(
         self,
         running: Running,
         session: LegacySession,
@@ -80,7 +80,7 @@ class SessionRegistry(Protocol):
         *,
         cancel_scope: anyio.CancelScope | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
-    ) -> dict[str, Any] | None:
+    ) -> Awaitable[dict[str, Any] | None]:
         """Serve one message of `session` (`handle_safely`), keeping what it changed.
 
         `message` is a parsed message, or a `Request` the endpoint already classified."""
@@ -133,7 +133,7 @@ class LocalSessions:
     async def end(self, session: LegacySession) -> None:
         self.end_session(session)
 
-    async def serve(
+    def serve(
         self,
         running: Running,
         session: LegacySession,
@@ -142,8 +142,9 @@ class LocalSessions:
         *,
         cancel_scope: anyio.CancelScope | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
-    ) -> dict[str, Any] | None:
-        return await handle_safely(
+    ) -> Coroutine[Any, Any, dict[str, Any] | None]:
+        # `handle_safely` itself, no coroutine around it: nothing is kept beyond the session in memory.
+        return handle_safely(
             running, message, session.connection, peer, cancel_scope=cancel_scope, answer_late=answer_late
         )
 

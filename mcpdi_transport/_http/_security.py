@@ -19,10 +19,12 @@ __all__ = (
     "DEFAULT_BODY_TIMEOUT",
     "DEFAULT_MAX_BODY_SIZE",
     "BodyLimit",
+    "BodyReader",
     "SecurityPolicy",
     "announced_security_policy",
     "is_json_media_type",
     "is_loopback",
+    "replaying",
     "security_policy",
 )
 
@@ -234,6 +236,13 @@ async def _collect_body(receive: Receive, max_body_size: int) -> tuple[bytes, li
     if message["type"] == "http.request" and not message.get("more_body", False):
         body: bytes = message.get("body", b"")  # the usual case: the whole body in one message
         return _TOO_LARGE if len(body) > max_body_size else (body, [])
+    return await _collect_rest(receive, max_body_size, message)
+
+
+async def _collect_rest(
+    receive: Receive, max_body_size: int, message: Message
+) -> tuple[bytes, list[Message]] | str:
+    """`_collect_body` once its first `message` came and did not hold the whole body."""
     collected = bytearray()
     while True:
         if message["type"] != "http.request":
@@ -267,6 +276,17 @@ async def read_body(
         return _TOO_SLOW
     if ticker is None or ticker.loop is not loop:
         ticker = body_ticker(loop, body_timeout)
+    return await _collect_body_within(receive, max_body_size, ticker, task)
+
+
+async def _collect_body_within(
+    receive: Receive, max_body_size: int, ticker: Ticker, task: asyncio.Task[Any] | None = None
+) -> tuple[bytes, list[Message]] | str:
+    """`_collect_body` before `ticker`'s deadline, else `_TOO_SLOW`.
+
+    On asyncio, in `task` (this one by default)."""
+    if task is None:
+        task = cast("asyncio.Task[Any]", asyncio.current_task())
     cancelling = task.cancelling()
     expired = False
 
@@ -277,7 +297,11 @@ async def read_body(
 
     deadline = ticker.add(expire)
     try:
-        return await _collect_body(receive, max_body_size)
+        message = await receive()  # `_collect_body`, inline
+        if message["type"] == "http.request" and not message.get("more_body", False):
+            body: bytes = message.get("body", b"")
+            return _TOO_LARGE if len(body) > max_body_size else (body, [])
+        return await _collect_rest(receive, max_body_size, message)
     except asyncio.CancelledError:
         if expired and task.uncancel() <= cancelling:
             return _TOO_SLOW
@@ -291,15 +315,70 @@ def body_ticker(loop: asyncio.AbstractEventLoop, body_timeout: float) -> Ticker:
     return Ticker(loop, body_timeout, min(1.0, body_timeout / 10))
 
 
+class BodyReader:
+    """Reads a request's body within `max_body_size` bytes (else 413) and `body_timeout` seconds (else 408).
+
+    The declared `Content-Length` is checked first, then the bytes actually received, so an
+    oversized body never reaches JSON parsing, and a client trickling bytes cannot hold a
+    request open for long.
+    """
+
+    __slots__ = ("_ticker", "body_timeout", "max_body_size")
+
+    def __init__(
+        self, max_body_size: int = DEFAULT_MAX_BODY_SIZE, body_timeout: float = DEFAULT_BODY_TIMEOUT
+    ) -> None:
+        self.max_body_size = max_body_size
+        self.body_timeout = body_timeout
+        self._ticker: Ticker | None = None
+
+    async def read(self, scope: Scope, receive: Receive, send: Send) -> tuple[bytes, list[Message]] | None:
+        """The body, and a message that came instead of more of it (a disconnect); None once refused.
+
+        A refused request has had its answer (413 or 408) sent here.
+        """
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                if value.isdigit() and int(value) > self.max_body_size:
+                    await _too_large(scope, receive, send)
+                    return None
+                break
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on asyncio (trio): `read_body` takes anyio's way
+            outcome = await read_body(receive, self.max_body_size, self.body_timeout)
+        else:
+            ticker = self._ticker
+            if ticker is None or ticker.loop is not loop:
+                ticker = self._ticker = body_ticker(loop, self.body_timeout)
+            outcome = await _collect_body_within(receive, self.max_body_size, ticker)
+        if outcome == _TOO_LARGE:
+            await _too_large(scope, receive, send)
+            return None
+        if outcome == _TOO_SLOW:
+            await _too_slow(scope, receive, send)
+            return None
+        return cast("tuple[bytes, list[Message]]", outcome)
+
+
+def replaying(messages: list[Message], receive: Receive) -> Receive:
+    """`receive`, giving `messages` first (in order)."""
+
+    async def replaying_receive() -> Message:
+        if messages:
+            return messages.pop(0)
+        return await receive()
+
+    return replaying_receive
+
+
 class BodyLimit:
     """ASGI middleware refusing request bodies larger than `max_body_size` bytes with 413,
     and bodies that take longer than `body_timeout` seconds to arrive with 408.
 
-    The body is read here (declared `Content-Length` first, then the bytes actually
-    received) and replayed to the app, so an oversized body never reaches JSON parsing,
-    and a client trickling bytes cannot hold a request open for long. Requests at
-    `exempt_path` pass untouched: their route applies its own limit (behind bearer auth,
-    which must answer before any body is read).
+    The body is read here (`BodyReader`) and replayed to the app. Requests at `exempt_path`
+    pass untouched: their route applies its own limit (the MCP endpoint reads its own body,
+    behind bearer auth, which must answer before any body is read).
     """
 
     def __init__(
@@ -310,41 +389,16 @@ class BodyLimit:
         exempt_path: str | None = None,
     ) -> None:
         self.app = app
-        self.max_body_size = max_body_size
-        self.body_timeout = body_timeout
+        self.reader = BodyReader(max_body_size, body_timeout)
         self.exempt_path = exempt_path
-        self._ticker: Ticker | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or (self.exempt_path is not None and scope["path"] == self.exempt_path):
             await self.app(scope, receive, send)
             return
-        for name, value in scope["headers"]:
-            if name == b"content-length":
-                if value.isdigit() and int(value) > self.max_body_size:
-                    await _too_large(scope, receive, send)
-                    return
-                break
-        ticker = self._ticker
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # not on asyncio (trio): `read_body` takes anyio's way
-            loop = None
-        if loop is not None and (ticker is None or ticker.loop is not loop):
-            ticker = self._ticker = body_ticker(loop, self.body_timeout)
-        outcome = await read_body(receive, self.max_body_size, self.body_timeout, ticker)
-        if outcome == _TOO_LARGE:
-            await _too_large(scope, receive, send)
+        read = await self.reader.read(scope, receive, send)
+        if read is None:
             return
-        if outcome == _TOO_SLOW:
-            await _too_slow(scope, receive, send)
-            return
-        body, buffered = cast("tuple[bytes, list[Message]]", outcome)
+        body, buffered = read
         replay: list[Message] = [{"type": "http.request", "body": body, "more_body": False}, *buffered]
-
-        async def replaying_receive() -> Message:
-            if replay:
-                return replay.pop(0)
-            return await receive()
-
-        await self.app(scope, replaying_receive, send)
+        await self.app(scope, replaying(replay, receive), send)

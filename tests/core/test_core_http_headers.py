@@ -287,3 +287,51 @@ async def test_without_http_headers_the_runner_checks_no_headers() -> None:
         answer = await runner.handle(STOCK, Connection.for_modern_request(), peer)
     assert answer is not None
     assert "result" in answer
+
+
+def unreadable_rules(name: str) -> Any:
+    msg = f"no rules for {name}"
+    raise RuntimeError(msg)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("where", "said"),
+    [
+        (
+            "get_tool_header_params",
+            "Mcp-Param header validation skipped: the input schema of 'stock' is unavailable",
+        ),
+        ("get_tool_input_schema", "get_tool_input_schema('stock') raised; Mcp-Param headers are not checked"),
+    ],
+)
+async def test_header_rules_that_cannot_be_read_skip_the_mcp_param_check_and_say_so(
+    where: str, said: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    pairs = [*pairs_for(STOCK), ("mcp-param-region", "US")]  # would disagree, were it checked
+    async with make_server(on_list_tools=list_regional, **{where: unreadable_rules}).running() as runner:
+        connection = Connection.for_modern_request(http_headers=pairs)
+        answer = await runner.handle(STOCK, connection, RecordingPeer(headers=dict(pairs)))
+    assert answer is not None
+    assert "result" in answer
+    assert [record.getMessage() for record in caplog.records if record.name == "mcpdi"] == [said]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("sent", "agrees"),
+    [("echo", True), ("=?base64?ZWNobw==?=", True), ("=?base64?ZWNobw==?=", False), ("=?", False)],
+    ids=["as it is", "as a sentinel", "a sentinel-shaped name sent as it is", "half a sentinel"],
+)
+async def test_the_runner_compares_mcp_name_as_decoded(sent: str, agrees: bool) -> None:
+    name = "echo" if agrees else sent  # a name that looks like a sentinel must itself be encoded
+    body = modern_request(6, "tools/call", {"name": name, "arguments": {"text": "hi"}})
+    answer = await answer_over_http(body, pairs_for(body, mcp_name=sent))
+    assert answer is not None
+    if agrees or sent == "=?":
+        assert "result" in answer
+    else:
+        assert answer["error"] == {
+            "code": -32020,
+            "message": "mcp-name header does not match the request body's 'name' parameter",
+        }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Annotated, Any
 
@@ -170,3 +172,45 @@ async def test_a_failing_resolver_records_its_exception(spans: InMemorySpanExpor
     (resolver,) = [span for span in spans.get_finished_spans() if span.name == "resolve stock"]
     assert resolver.status.status_code == StatusCode.ERROR
     assert [event.name for event in resolver.events] == ["exception"]
+
+
+# A process that serves before anything imports the trace API, then installs a tracer provider.
+LATE_PROVIDER = """
+import sys
+import anyio
+from mcpdi import MCPServer, ToolError
+from mcpdi._in_memory._client import InMemoryClient
+
+mcp = MCPServer("Shop")
+
+@mcp.tool()
+def refuse() -> str:
+    raise ToolError("no stock")
+
+async def call() -> None:
+    async with mcp.running() as runner:
+        await InMemoryClient(runner, protocol_version="2025-11-25").call_tool("refuse", {})
+
+anyio.run(call)
+print("before", "opentelemetry.trace" in sys.modules)
+
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+exporter = InMemorySpanExporter()
+provider = TracerProvider()
+provider.add_span_processor(SimpleSpanProcessor(exporter))
+trace.set_tracer_provider(provider)
+anyio.run(call)
+for span in exporter.get_finished_spans():
+    print(span.name, [event.attributes["exception.message"] for event in span.events])
+"""
+
+
+def test_a_provider_installed_after_the_first_calls_traces_the_next_ones() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", LATE_PROVIDER], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.splitlines() == ["before False", "tools/call refuse ['no stock']"]

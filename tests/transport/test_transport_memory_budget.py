@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
 import httpx2
 import mcp_types as types
 import pytest
-import uvicorn
 from mcp import Client as SdkClient
 from mcp import ClientSession
 from mcp import MCPError as SdkError
 from mcp.client.sse import sse_client
 from transport_asgi import LEGACY_HEADERS, initialize_body
+from transport_asgi import uvicorn_app as serving
 from transport_sample_server import server as sample_server
 
 from mcpdi.lowlevel import Server, ServerRequestContext
@@ -27,7 +26,6 @@ from mcpdi_transport._http._legacy_session import LegacySession
 from mcpdi_transport._http._registry import LocalSessions
 from mcpdi_transport._http._sse import ByteBudget, EventStream, TotalBudget
 from mcpdi_transport._http._sse_transport import build_sse_app
-from mcpdi_transport._listen import bind_socket
 from mcpdi_transport._outbound import Waiting
 
 pytestmark = pytest.mark.anyio
@@ -54,24 +52,6 @@ async def chatter(
 
 
 chatty = Server("chatty", version="0.1.0", on_list_tools=list_tools, on_call_tool=chatter)
-
-
-@asynccontextmanager
-async def serving(app: Any) -> AsyncIterator[httpx2.AsyncClient]:
-    """`app` under uvicorn on 127.0.0.1 and a free port; a client of it."""
-    sock = bind_socket("127.0.0.1", 0)
-    port: int = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
-    runner = uvicorn.Server(config)
-    async with anyio.create_task_group() as group:
-        group.start_soon(runner.serve, [sock])
-        with anyio.fail_after(10):
-            while not runner.started:
-                await anyio.sleep(0.01)
-        async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
-            yield client
-        runner.should_exit = True
-    sock.close()
 
 
 async def open_session(client: httpx2.AsyncClient) -> dict[str, str]:

@@ -64,6 +64,7 @@ NOT_FOR_INITIALIZE = (
     "mcpdi._resources._objects",  # `add_resource(obj)`
     "mcpdi._messages",  # a prompt's rendered messages
     "opentelemetry.propagate",  # the parent span of a traced request
+    "opentelemetry.trace",  # the trace API: loaded by whatever sets a tracer provider, or the first span
     "starlette",
     "uvicorn",
     "httpx2",

@@ -57,6 +57,28 @@ async def uvicorn_serving(server: Any, **options: Any) -> AsyncIterator[int]:
 
 
 @asynccontextmanager
+async def uvicorn_app(app: Any) -> AsyncIterator[httpx2.AsyncClient]:
+    """`app` under uvicorn on 127.0.0.1 and a free port; a client of it."""
+    import uvicorn
+
+    from mcpdi_transport._listen import bind_socket
+
+    sock = bind_socket("127.0.0.1", 0)
+    port: int = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
+    runner = uvicorn.Server(config)
+    async with anyio.create_task_group() as group:
+        group.start_soon(runner.serve, [sock])
+        with anyio.fail_after(10):
+            while not runner.started:
+                await anyio.sleep(0.01)
+        async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+            yield client
+        runner.should_exit = True
+    sock.close()
+
+
+@asynccontextmanager
 async def http_client(app: Starlette) -> AsyncIterator[httpx2.AsyncClient]:
     """An httpx2 client calling `app` in process, with the app's lifespan entered."""
     async with app.router.lifespan_context(app):
