@@ -335,12 +335,6 @@ async def _first_run(
     return await run(arguments, context, answers, ask, collect)
 
 
-def generated_source(namespace: dict[str, Any]) -> str:
-    """The run code of the plan whose namespace this is (generated now if not run yet)."""
-    _generate_run(namespace["_PLAN"])
-    return namespace["_SOURCE"]
-
-
 def _generate_run(plan: Plan) -> Any:
     """Generate `plan`'s run code once, into its namespace and its `run` and `resolve`; return `run`."""
     run: Any = plan.run

@@ -164,9 +164,8 @@ class Plan:
     @property
     def source(self) -> str:
         """The generated run code, for reading and debugging (generated now if not run yet)."""
-        from mcpdi.engine._compile import generated_source  # compiling needs plans: imported late
-
-        return generated_source(self._namespace)
+        self._namespace["_generate_run"](self)  # the namespace holds the generator: no import cycle
+        return self._namespace["_SOURCE"]
 
     async def call(
         self,

@@ -251,16 +251,19 @@ class Runner(Generic[LifespanT]):
             return error_response(request.id, error)
 
     def _choose_era(self, request: Request, connection: Connection) -> Literal["legacy", "modern"]:
-        if connection.era == "modern":
+        era = connection.era
+        if era == "modern":
             return self._stay_modern(request, connection)
+        if era == "legacy" and not connection.locks_era:
+            return "legacy"  # whatever the request claims (an HTTP session's connection)
         claims_modern = request.method != "initialize" and has_modern_envelope(request.params)
-        if connection.era == "unset":
+        if era == "unset":
             if claims_modern:
                 return "modern"  # locked once the envelope proves valid
             connection.era = "legacy"
             return "legacy"
-        if connection.era == "legacy":
-            if claims_modern and connection.locks_era:
+        if era == "legacy":
+            if claims_modern:
                 msg = (
                     "this connection serves the handshake protocol era; "
                     "requests carrying the 2026-07-28 envelope are not accepted on it"
