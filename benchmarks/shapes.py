@@ -1,13 +1,14 @@
 """Plans with a cleanup, call-scoped or concurrent step, against hand-written code doing the same.
 
 Each case is one graph, `r1(title)`, `r2(v1)`, `r3(v1)`, `tool(title, v2, v3)`, all `async
-def`, in one of four shapes:
+def`, in one of five shapes:
 
 | shape | mcpdi | hand-written |
 | --- | --- | --- |
 | plain | `Resolve(r1)` (the generated path) | `v1 = await r1(title)`, ... |
 | cleanup | `r1` an async generator (`yield`, then cleanup) | drives the generator: `__anext__`, then `asend(RoundOutcome.COMPLETED)` or `athrow(error)` |
 | call-scoped | `Resolve(r1, scope="call")` | also records `v1` for the next round (a dict) |
+| call-scoped, adapted input | `Resolve(r2, scope="call")`, its `v1` doubled by an adapter | `v2 = await r2(double(v1))`, recorded for the next round |
 | concurrent | `Resolve(r2, concurrent=True)`, `Resolve(r3, concurrent=True)` | `r2` and `r3` in one anyio task group |
 
 µs per `await plan.run(arguments)`, CPU time of the loop thread, calibrated interleaved
@@ -26,13 +27,18 @@ from typing import Annotated, Any
 from benchmarks.summary import Verdict, not_measured
 from benchmarks.timing import Samples, measure
 
-SHAPES = ("plain", "cleanup", "call-scoped", "concurrent")
+SHAPES = ("plain", "cleanup", "call-scoped", "call-scoped, adapted input", "concurrent")
 GOAL = 2.0
 ARGUMENTS: Mapping[str, Any] = {"title": "Dune"}
 
 
+def double(value: int) -> int:
+    """The adapter of the call-scoped step's input, in mcpdi's plan and in the hand-written code."""
+    return value * 2
+
+
 def _plan(shape: str) -> Any:
-    from mcpdi.engine import Resolve, compile_plan
+    from mcpdi.engine import Adapter, Edge, Resolve, compile_plan
 
     if shape == "cleanup":
 
@@ -46,6 +52,7 @@ def _plan(shape: str) -> Any:
 
     first = Resolve(r1, scope="call") if shape == "call-scoped" else Resolve(r1)
     concurrent = shape == "concurrent"
+    adapted = shape == "call-scoped, adapted input"
 
     async def r2(v1: Annotated[int, first]) -> int:
         return v1 + 2
@@ -55,12 +62,15 @@ def _plan(shape: str) -> Any:
 
     async def tool(
         title: str,
-        v2: Annotated[int, Resolve(r2, concurrent=concurrent)],
+        v2: Annotated[int, Resolve(r2, concurrent=concurrent, scope="call" if adapted else "round")],
         v3: Annotated[int, Resolve(r3, concurrent=concurrent)],
     ) -> tuple[str, int, int]:
         return (title, v2, v3)
 
-    return compile_plan(tool, localns=dict(locals()))
+    def adapt(edge: Edge) -> Adapter | None:
+        return Adapter(plain=double) if adapted and edge.consumer == "r2" else None
+
+    return compile_plan(tool, localns=dict(locals()), adapt=adapt)
 
 
 def _hand(shape: str) -> Any:
@@ -93,6 +103,13 @@ def _hand(shape: str) -> Any:
         kept: dict[str, Any] = {}
         v1 = kept["r1"] = await plain_r1(title)
         return await tool(title, await r2(v1), await r3(v1))
+
+    async def call_scoped_adapted(arguments: Mapping[str, Any]) -> Any:
+        title = arguments["title"]
+        kept: dict[str, Any] = {}
+        v1 = await plain_r1(title)
+        v2 = kept["r2"] = await r2(double(v1))
+        return await tool(title, v2, await r3(v1))
 
     async def cleanup(arguments: Mapping[str, Any]) -> Any:
         title = arguments["title"]
@@ -130,7 +147,13 @@ def _hand(shape: str) -> Any:
             group.start_soon(three)
         return await tool(title, values["v2"], values["v3"])
 
-    return {"plain": plain, "cleanup": cleanup, "call-scoped": call_scoped, "concurrent": concurrent}[shape]
+    return {
+        "plain": plain,
+        "cleanup": cleanup,
+        "call-scoped": call_scoped,
+        "call-scoped, adapted input": call_scoped_adapted,
+        "concurrent": concurrent,
+    }[shape]
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,6 +107,18 @@ def test_the_offload_benchmark_compares_mcpdi_with_one_thread_hop() -> None:
     assert "ERROR" not in table
 
 
+def test_every_shape_runs_in_generated_code_and_answers_what_its_hand_written_code_answers() -> None:
+    import anyio
+
+    from benchmarks.shapes import ARGUMENTS, SHAPES, _hand, _is_generated, _plan
+
+    assert "call-scoped, adapted input" in SHAPES
+    for shape in SHAPES:
+        plan = _plan(shape)
+        assert _is_generated(plan), shape
+        assert anyio.run(plan.run, ARGUMENTS) == anyio.run(_hand(shape), ARGUMENTS), shape
+
+
 def test_linearity_judges_growth_per_unit_and_names_the_size_where_it_bends() -> None:
     from benchmarks.summary import linearity
 

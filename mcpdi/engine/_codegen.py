@@ -189,7 +189,8 @@ class _Writer:
 
     def call_scoped(self, step: Step) -> list[str]:
         """A call-scoped value: the one an earlier round of the call kept, else computed (only
-        steps without plain adapters on their inputs come here: a kept value adapts nothing)."""
+        steps without plain adapters on their inputs come here; `kept_or_adapted` writes the
+        others). A call-scoped step never asks: a kept value is a value."""
         v, i = f"v{step.index}", step.index
         call = self.call_of(step.fn, step.bindings, step.is_async, step.inline)
         return [
@@ -198,9 +199,30 @@ class _Writer:
             f"        else: {v} = {call}",
         ]
 
+    def kept_or_adapted(self, step: Step) -> None:
+        """A call-scoped value whose inputs are adapted, outside the shared try: a kept value
+        is used as is, and its inputs' adapters do not run; else they run (their exceptions
+        pass unchanged) and the step is computed in a try of its own."""
+        if self.in_try:
+            self.close_try()
+        v, i = f"v{step.index}", step.index
+        self.lines += [
+            f"    k{i} = answers.get({step.key!r}) if answers else None",
+            f"    if k{i} is not None and k{i}.digest == _KEPT:",
+            f"        {v} = k{i}.payload",
+            "    else:",
+        ]
+        computing = len(self.lines)
+        call = self.call_of(step.fn, step.bindings, step.is_async, step.inline)
+        self.lines += ["    try:", f"        {v} = {call}", *self.error_handler()]
+        self.lines[computing:] = ["    " + line for line in self.lines[computing:]]
+
     def step(self, step: Step) -> None:
         if step.scope == "app":
             self.app_step(step)
+            return
+        if step.scope == "call" and _adapted(step):
+            self.kept_or_adapted(step)
             return
         if step.scope == "call":
             body = self.call_scoped(step)
@@ -267,9 +289,11 @@ class _Writer:
         self.lines.append(f"    if at >= 0: return {self.resume()}")
 
     def handlers(self) -> list[str]:
+        return ["    except _Bail as bail:", "        at = bail.args[0]", *self.error_handler()]
+
+    def error_handler(self) -> list[str]:
+        """A resolver's exception as `ResolverError`: the failed step is the first without a value."""
         return [
-            "    except _Bail as bail:",
-            "        at = bail.args[0]",
             "    except Exception as error:",
             f"        raise _resolver_error(_STEPS, [{self.values}], error) from error",
         ]
@@ -403,7 +427,8 @@ def generate(
     round with the values computed so far; a failing resolver is the first one without a value.
     Consecutive offloaded sync resolvers, and a sync root after them, run in one function
     handed to a worker thread (a hop, `_hopN` before `run` in the source). Concurrent
-    resolvers that the interpreter would run together run together, in one task group.
+    resolvers that the interpreter would run together run together, in one task group. A
+    call-scoped resolver with adapted inputs takes its kept value before the adapters run.
     `collect=True` returns the root's parameter values instead of calling it.
     """
     writer = _Writer(names, arguments, len(steps))
@@ -422,15 +447,6 @@ def generate(
             "    except KeyError:",
             "        raise _missing_context(_NAME, _AppScope) from None",
         ]
-    if any(s.scope == "call" and _adapted(s) for s in steps):
-        # A kept call-scoped value is not adapted: the interpreter runs such rounds whole (and
-        # closes their cleanup resolvers).
-        unset = f"[_UNSET] * {len(steps)}"
-        lines[0] = "async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):"
-        lines.append(
-            f"    return await _resume(_PLAN, collect, arguments, context, answers, ask, 0, {unset})"
-        )
-        return "\n".join(lines) + "\n"
     if steps:
         lines.append(f"    {' = '.join(f'v{i}' for i in range(len(steps)))} = _UNSET")
     init_at = len(lines)

@@ -5,18 +5,18 @@ asks; both must agree on values and on exceptions (`tests/engine/test_engine_pro
 
 - a resolver's exception becomes `ResolverError(step=...)`, chained to the original;
 - an adapter's exception passes unchanged: adapters are applied outside the resolver's `try`;
-- a step whose `may_ask` is False is never checked for a question: its value is injected as is.
+- a step whose `may_ask` is False is never checked for a question: its value is injected as is;
+- a kept call-scoped value (`Answer.kept`) is used as is: its inputs' adapters do not run.
 
 - consecutive offloaded sync resolvers (and a sync root after them) share one worker-thread
   call, a hop (`_offloaded.py`); a question ends the hop after the step that asked.
 
-The interpreter alone also runs what the generated code hands over whole (call-scoped
-resolvers with adapted inputs; cleanup resolvers the generated code enters itself, and hands
-over with the round; concurrent resolvers it runs together itself, and hands over with a
-question from one of them the values of those after it), and it decides what answers do: an answer is shaped
-for each consumer as soon as it arrives, so a refusing adapter ends the round before any
-other resolver runs or question is put; an answer counts for the same question asked by
-another step; once a question is pending, the round goes on only through steps that may ask
+The generated code hands a round over at its first question, with what it has done (the
+cleanup resolvers it entered; with a question from one of the concurrent resolvers it ran
+together, the values of those after it). The interpreter alone decides what answers do: an
+answer is shaped for each consumer as soon as it arrives, so a refusing adapter ends the
+round before any other resolver runs or question is put; an answer counts for the same
+question asked by another step; once a question is pending, the round goes on only through steps that may ask
 (their questions are put in the same round) and stops at the first step that cannot ask, so
 that step and everything after it wait for the answer, as they would when asking mid-call.
 """

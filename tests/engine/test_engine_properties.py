@@ -239,10 +239,13 @@ class AdapterBoom(Exception):
 
 
 def adapters(
-    failure: Any, shaped: Callable[[int, int], bool] = lambda consumer, provider: True
+    failure: Any,
+    shaped: Callable[[int, int], bool] = lambda consumer, provider: True,
+    log: list[Any] | None = None,
 ) -> Callable[[Edge], Adapter | None]:
     """Adapters on the edges between resolvers: one that raises on the failure `("adapter",
-    (consumer, provider))`, one that adds 1000 on each other edge `shaped` names."""
+    (consumer, provider))`, one that adds 1000 on each other edge `shaped` names; with `log`,
+    each logs `("adapt", consumer, provider)` when it runs."""
 
     def adapt(edge: Edge) -> Adapter | None:
         if edge.consumer == "root":
@@ -251,11 +254,19 @@ def adapters(
         if failure == ("adapter", pair):
 
             def fail(value: Any) -> Any:
+                if log is not None:
+                    log.append(("adapt", *pair))
                 raise AdapterBoom(value)
 
             return Adapter(plain=fail, answered=fail)
         if shaped(*pair):
-            return Adapter(plain=lambda v: v + 1000, answered=lambda v: v + 1000)
+
+            def add(value: Any) -> Any:
+                if log is not None:
+                    log.append(("adapt", *pair))
+                return value + 1000
+
+            return Adapter(plain=add, answered=add)
         return None
 
     return adapt
@@ -649,41 +660,55 @@ def test_call_scoped_rounds_in_generated_code_match_the_interpreter_round_after_
 ConcurrentCase = tuple[Dag, set[int], set[int], set[int], set[int], set[int], list[Any], list[bool], Root]
 
 
-@st.composite
-def graphs_with_concurrency(draw: st.DrawFn) -> ConcurrentCase:
-    """Random graphs with concurrent resolvers, among cleanup, call-scoped and asking ones.
+def mixed_graphs(*, concurrent_at_least: int, call_at_least: int) -> st.SearchStrategy[ConcurrentCase]:
+    """Random graphs with concurrent resolvers, among cleanup, call-scoped and asking ones; at
+    least this many concurrent steps, and this many call-scoped steps that use another step.
 
     Each step uses at most two others, so that concurrent steps next to each other in run
     order are often independent and run together; concurrent steps ask more often than others.
     """
-    size = draw(st.integers(min_value=1, max_value=10))
-    providers = {
-        i: sorted(draw(st.sets(st.integers(0, i - 1), max_size=2))) if i else [] for i in range(size)
-    }
-    nodes = st.integers(min_value=0, max_value=size - 1)
-    concurrent = draw(st.sets(nodes, min_size=1))
-    is_async = [draw(st.booleans()) or i in concurrent for i in range(size)]
-    cleanup = draw(st.sets(nodes, max_size=2)) - concurrent
-    call = draw(st.sets(nodes, max_size=2)) - concurrent - cleanup
-    asking_concurrent = draw(st.sets(st.sampled_from(sorted(concurrent)), max_size=3))
-    askers = (draw(st.sets(nodes, max_size=2)) | asking_concurrent) - cleanup - call
-    plain = draw(st.sets(nodes)) - askers
-    edges = [(i, j) for i in range(size) for j in providers[i] if i not in call]
-    kinds: list[list[Any]] = [
-        [None],
-        [("root", 0)],
-        [("resolver", i) for i in range(size)],
-        [("resolvers", (i, j)) for i in sorted(concurrent) for j in sorted(concurrent) if i < j],
-        [("cancel", i) for i in range(size) if is_async[i] and i not in cleanup],
-        [("cleanup", i) for i in sorted(cleanup)],
-    ]
-    if edges:
-        kinds.append([("adapter", edge) for edge in edges])
-    failures = [draw(st.sampled_from(kind)) for kind in kinds if kind]
-    failure = draw(st.sampled_from(failures))
-    inline = [draw(st.booleans()) and not is_async[i] for i in range(size)]
-    root: Root = draw(st.sampled_from(["async", "sync", "inline"]))
-    return (size, providers, is_async), concurrent, cleanup, call, askers, plain, [failure], inline, root
+
+    @st.composite
+    def draw_case(draw: st.DrawFn) -> ConcurrentCase:
+        size = draw(st.integers(min_value=1 + bool(call_at_least), max_value=10))
+        providers = {
+            i: sorted(draw(st.sets(st.integers(0, i - 1), max_size=2))) if i else [] for i in range(size)
+        }
+        nodes = st.integers(min_value=0, max_value=size - 1)
+        using: set[int] = set()
+        if call_at_least:
+            using = draw(st.sets(st.integers(1, size - 1), min_size=call_at_least, max_size=2))
+        for i in using:  # the call-scoped steps that must use another one
+            providers[i] = providers[i] or [draw(st.integers(0, i - 1))]
+        concurrent = draw(st.sets(nodes, min_size=concurrent_at_least)) - using
+        is_async = [draw(st.booleans()) or i in concurrent for i in range(size)]
+        cleanup = draw(st.sets(nodes, max_size=2)) - concurrent - using
+        call = using | (draw(st.sets(nodes, max_size=2)) - concurrent - cleanup)
+        asking_concurrent: set[int] = set()
+        if concurrent:
+            asking_concurrent = draw(st.sets(st.sampled_from(sorted(concurrent)), max_size=3))
+        some = draw(st.sets(nodes, min_size=min(call_at_least, 1), max_size=2))  # kept values need questions
+        askers = (some | asking_concurrent) - cleanup - call
+        plain = draw(st.sets(nodes)) - askers
+        edges = [(i, j) for i in range(size) for j in providers[i]]
+        kinds: list[list[Any]] = [
+            [None],
+            [("root", 0)],
+            [("resolver", i) for i in range(size)],
+            [("resolver", i) for i in sorted(call)],
+            [("resolvers", (i, j)) for i in sorted(concurrent) for j in sorted(concurrent) if i < j],
+            [("cancel", i) for i in range(size) if is_async[i] and i not in cleanup],
+            [("cleanup", i) for i in sorted(cleanup)],
+            [("adapter", edge) for edge in edges],
+            [("adapter", edge) for edge in edges if edge[0] in call],
+        ]
+        failures = [draw(st.sampled_from(kind)) for kind in kinds if kind]
+        failure = draw(st.sampled_from(failures))
+        inline = [draw(st.booleans()) and not is_async[i] for i in range(size)]
+        root: Root = draw(st.sampled_from(["async", "sync", "inline"]))
+        return (size, providers, is_async), concurrent, cleanup, call, askers, plain, [failure], inline, root
+
+    return draw_case()
 
 
 def concurrent_source(case: ConcurrentCase) -> str:
@@ -729,22 +754,25 @@ def in_a_cancel_scope(run: Any, scopes: list[anyio.CancelScope]) -> Any:
     return run_in_scope
 
 
-@settings(max_examples=examples(200), deadline=None)
-@given(graphs_with_concurrency())
-def test_concurrent_rounds_in_generated_code_match_the_interpreter_values_errors_cleanup_and_order(
-    case: ConcurrentCase,
-) -> None:
+def assert_generated_rounds_match_the_interpreter(case: ConcurrentCase) -> None:
+    """A `mixed_graphs` case in generated code and in the interpreter alone: the same outcome,
+    error step, cause, notes and log (steps, adapters, cleanup) for one round without questions,
+    one with them, one answering them through the callback, and a call of several rounds that
+    keep their call-scoped values, and a round given every call-scoped value as kept; the plan
+    is generated, not handed to the interpreter whole."""
     _, concurrent, _, call, askers, _, [failure], _, root = case
     log: list[Any] = []
     scopes: list[anyio.CancelScope] = []
     namespace = cleanup_namespace(log) | {"checkpoint": anyio.lowlevel.checkpoint, "scopes": scopes}
     exec(concurrent_source(case), namespace)
 
-    def shaped(consumer: int, provider: int) -> bool:  # a kept call-scoped value is not adapted
-        return consumer not in call and (consumer in concurrent or provider in concurrent)
+    def shaped(consumer: int, provider: int) -> bool:
+        return consumer in call or consumer in concurrent or provider in concurrent
 
-    plan = compile_plan(namespace["root"], adapt=adapters(failure, shaped), root_inline=root == "inline")
+    adapt = adapters(failure, shaped, log)
+    plan = compile_plan(namespace["root"], adapt=adapt, root_inline=root == "inline")
     assert "ask, 0, [_UNSET] *" not in plan.source  # generated, not handed to the interpreter whole
+    kept = {step.key: Answer.kept(-step.index) for step in plan.steps if step.scope == "call"}
 
     for generated, interpreter in (
         (plan.run, interpreted(plan, False)),
@@ -755,3 +783,26 @@ def test_concurrent_rounds_in_generated_code_match_the_interpreter_values_errors
         if askers:
             rounds = len(askers) + 2
             assert rounds_of(log, generated, rounds) == rounds_of(log, interpreter, rounds)
+        for ask in (False, True) if call else ():  # a later round: kept values, adapters not run
+            arguments = {"ask": ask}
+            assert logged_outcome(log, generated, arguments, EMPTY, kept) == logged_outcome(
+                log, interpreter, arguments, EMPTY, kept
+            )
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(mixed_graphs(concurrent_at_least=1, call_at_least=0))
+def test_concurrent_rounds_in_generated_code_match_the_interpreter_values_errors_cleanup_and_order(
+    case: ConcurrentCase,
+) -> None:
+    assert_generated_rounds_match_the_interpreter(case)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(mixed_graphs(concurrent_at_least=0, call_at_least=1))
+def test_call_scoped_steps_with_adapted_inputs_in_generated_code_match_the_interpreter_round_after_round(
+    case: ConcurrentCase,
+) -> None:
+    _, _, _, call, _, _, _, _, _ = case
+    assert call
+    assert_generated_rounds_match_the_interpreter(case)

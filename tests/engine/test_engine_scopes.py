@@ -14,9 +14,11 @@ from engine_questions import Confirm
 from inline_snapshot import snapshot
 
 from mcpdi.engine import (
+    Adapter,
     Answer,
     AppScope,
     CleanupError,
+    Edge,
     InvalidSignature,
     MissingArgument,
     NeedsInput,
@@ -248,6 +250,50 @@ async def test_a_call_scoped_value_is_handed_out_with_the_questions_and_back_ins
     again = await plan.run({}, answers=answers)  # without the kept value: a new price, a new question
     assert isinstance(again, NeedsInput)
     assert again.questions[0].question.render() == {"text": "Pay 101 EUR?"}
+
+
+adapted: list[int] = []
+
+
+def base_price() -> int:
+    return 100
+
+
+def total(base: Annotated[int, Resolve(base_price)]) -> int:
+    quotes.append(base)
+    return base
+
+
+def confirm_paying() -> Any:
+    return Confirm("Pay?")
+
+
+async def buy_in_cents(
+    t: Annotated[int, Resolve(total, scope="call")], ok: Annotated[bool, Resolve(confirm_paying)]
+) -> str:
+    return f"paid {t} cents" if ok else "not paid"
+
+
+def in_cents(edge: Edge) -> Adapter | None:
+    def adapt(value: int) -> int:
+        adapted.append(value)
+        return value * 100
+
+    return Adapter(plain=adapt) if edge.consumer == "total" else None
+
+
+async def test_a_kept_call_scoped_value_is_not_adapted_again_and_its_rounds_run_in_generated_code() -> None:
+    quotes.clear()
+    adapted.clear()
+    plan = compile_plan(buy_in_cents, adapt=in_cents)
+    assert "ask, 0, [_UNSET]" not in plan.source, "not handed to the interpreter whole"
+    first = await plan.run({})
+    assert isinstance(first, NeedsInput)
+    assert (adapted, quotes) == ([100], [10000])
+    answers = {a.key: Answer(a.digest, "yes") for a in first.questions}
+    kept = {key: Answer.kept(value) for key, value in first.kept.items()}
+    assert await plan.run({}, answers=answers | kept) == "paid 10000 cents"
+    assert (adapted, quotes) == ([100], [10000]), "the kept value is neither adapted nor computed again"
 
 
 def session() -> Iterator[str]:
