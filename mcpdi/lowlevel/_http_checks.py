@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from mcpdi.lowlevel._envelope import ROUTING_HEADERS, check_routing
 from mcpdi.lowlevel._errors import HEADER_MISMATCH, MCPError
@@ -94,6 +94,23 @@ def http_request_problem(
     return _rules_problem(rules, checked, headers)
 
 
+_PARAM: Final = "mcp-param-"
+_NAMES_LIMIT: Final = 1024
+_name_kinds: dict[str, str] = {}
+"""Header names as sent to what each is to `_fold_headers`: its lower-cased form for a routing
+header, `_PARAM` for an `Mcp-Param-*` one, "" for any other. A client sends the same names on
+every request, so each is classified once (bounded: emptied when full)."""
+
+
+def _name_kind(raw_name: str) -> str:
+    name = raw_name.lower()
+    kind = name if name in ROUTING_HEADERS else _PARAM if raw_name.startswith(_PARAM) else ""
+    if len(_name_kinds) >= _NAMES_LIMIT:
+        _name_kinds.clear()
+    _name_kinds[raw_name] = kind
+    return kind
+
+
 def _fold_headers(
     headers: Sequence[tuple[str, str]],
 ) -> tuple[dict[str, str], str | None, list[tuple[str, str]] | None]:
@@ -102,17 +119,21 @@ def _fold_headers(
     folded: dict[str, str] = {}
     duplicated: str | None = None
     params_sent: list[tuple[str, str]] | None = None
+    known = _name_kinds.get
     for raw_name, value in headers:
-        name = raw_name.lower()
-        if name in ROUTING_HEADERS:
-            if name in folded:
-                duplicated = duplicated or name
-            else:
-                folded[name] = value
-        elif raw_name.startswith("mcp-param-"):
+        kind = known(raw_name)
+        if kind is None:
+            kind = _name_kind(raw_name)
+        if not kind:
+            continue
+        if kind is _PARAM:
             if params_sent is None:
                 params_sent = []
             params_sent.append((raw_name, value))
+        elif kind in folded:
+            duplicated = duplicated or kind
+        else:
+            folded[kind] = value
     return folded, duplicated, params_sent
 
 

@@ -257,6 +257,21 @@ async def test_the_runner_refuses_routing_headers_that_disagree_with_the_body(
 
 
 @pytest.mark.anyio
+async def test_the_runner_folds_routing_header_names_in_any_case_on_every_request() -> None:
+    repeated = [*pairs_for(CALL), ("MCP-Name", "echo")]
+    recased = [("Mcp-Method" if name == "mcp-method" else name, value) for name, value in pairs_for(CALL)]
+    for _ in range(2):  # the second time from the names already seen
+        assert await answer_over_http(CALL, repeated) == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {"code": -32020, "message": "mcp-name header appears more than once"},
+        }
+        answer = await answer_over_http(CALL, recased)
+        assert answer is not None
+        assert "result" in answer
+
+
+@pytest.mark.anyio
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
