@@ -17,6 +17,7 @@ from typing import Any, Final, cast
 from mcp_types import SERVER_INFO_META_KEY
 
 from mcpdi.lowlevel._json_values import copy_json
+from mcpdi.lowlevel._jsonrpc import NATIVE_INT_LIMIT, NativeJSON
 from mcpdi.lowlevel._wire_methods import methods
 
 __all__ = ("sieve_plain_tool_result", "sieve_stamped_tool_result")
@@ -98,9 +99,13 @@ def _is_string_tree(meta: dict[str, Any]) -> bool:
 
 
 def _flat_copy(fields: dict[str, Any]) -> dict[str, Any] | None:
-    """A copy of an object of str keys and JSON scalars; None when it holds anything else."""
+    """A copy of an object of str keys and JSON scalars, its ints within `NATIVE_INT_LIMIT` (what a
+    `NativeJSON` may hold); None when it holds anything else."""
     for key, value in fields.items():
-        if type(key) is not str or type(value) not in _SCALARS:
+        kind = type(value)  # pyright: ignore[reportUnknownVariableType]
+        if type(key) is not str or kind not in _SCALARS:
+            return None
+        if kind is int and not -NATIVE_INT_LIMIT < value < NATIVE_INT_LIMIT:
             return None
     return dict(fields)
 
@@ -151,19 +156,26 @@ def _sieved_stamp(shape: _Shape, version: str, server_info: Mapping[str, Any]) -
     return None if known[2] is None else _fresh(known[2])
 
 
-def _sieved_fields(shape: _Shape, result: dict[str, Any], result_type: object) -> dict[str, Any] | None:
-    """The sieved `content`, `isError`, `structuredContent` and `resultType` of a plain result."""
+def _sieved_fields(
+    shape: _Shape, result: dict[str, Any], result_type: object
+) -> tuple[dict[str, Any], bool] | None:
+    """The sieved `content`, `isError`, `structuredContent` and `resultType` of a plain result, and
+    whether they are what a `NativeJSON` may hold."""
     content: Any = result.get("content")
     if type(content) is not list:
         return None
     first, second = shape.block_keys
     blocks: list[dict[str, Any]] = []
+    native = True
     for item in cast("list[Any]", content):
         block: dict[str, Any] = item
         if type(block) is not dict or len(block) != 2:  # pyright: ignore[reportUnnecessaryComparison]
             return None
-        if block.get("type") != "text" or type(block.get("text")) is not str:
+        kind = block.get("type")
+        if kind != "text" or type(block.get("text")) is not str:
             return None
+        if type(kind) is not str:  # equal to "text", yet a subclass
+            native = False
         blocks.append({first: block[first], second: block[second]})
     sieved: dict[str, Any] = {"content": blocks}
     if "isError" in result:
@@ -179,12 +191,13 @@ def _sieved_fields(shape: _Shape, result: dict[str, Any], result_type: object) -
             if not _is_plain_json(structured):
                 return None
             copied = copy_json(structured)
+            native = False  # floats, say
         sieved["structuredContent"] = copied
     if shape.keeps_result_type:
         if type(result_type) is not str:
             return None
         sieved["resultType"] = result_type
-    return sieved
+    return sieved, native
 
 
 def _sieve_with(
@@ -198,15 +211,20 @@ def _sieve_with(
     shape = _shape(version)
     if shape is None:
         return None
-    sieved = _sieved_fields(shape, result, result_type)
-    if sieved is None:
+    fields = _sieved_fields(shape, result, result_type)
+    if fields is None:
         return None
+    sieved, native = fields
     if sieved_meta is not None:
-        meta = sieved_meta(shape)
+        meta = sieved_meta(shape)  # a string tree: native
         if meta is None:
             return None
         sieved["_meta"] = meta
-    return {key: sieved[key] for key in shape.result_keys if key in sieved}
+    ordered: dict[str, Any] = NativeJSON() if native else {}
+    for key in shape.result_keys:
+        if key in sieved:
+            ordered[key] = sieved[key]
+    return ordered
 
 
 def sieve_plain_tool_result(version: str, result: dict[str, Any]) -> dict[str, Any] | None:

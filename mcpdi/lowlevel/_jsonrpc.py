@@ -13,12 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias, TypeGuard, cast
 
-from pydantic_core import from_json
+from pydantic_core import from_json, to_json
 
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, MCPError
 
 __all__ = (
+    "NATIVE_INT_LIMIT",
     "Invalid",
+    "NativeJSON",
     "Notification",
     "Request",
     "RequestId",
@@ -215,6 +217,37 @@ def _finite(value: object) -> bool:
     return True
 
 
+NATIVE_INT_LIMIT: Final = 1 << 64
+"""Ints a `NativeJSON` may hold lie strictly between minus this and this (far below the digit
+limit on `int` to `str`, which `json` obeys and `to_json` does not)."""
+
+
+class NativeJSON(dict[str, Any]):
+    """A result object built of what `json` and pydantic's `to_json` write byte for byte alike.
+
+    That is str keys; str, bool and None leaves, ints within `NATIVE_INT_LIMIT`; lists and
+    plain dicts of the same, all of exact types; no float (the two spell some differently).
+    The fast sieve builds its results so, and `encode_message` writes a response carrying one
+    with `to_json`, several times faster than `json`. The promise is the builder's: a holder
+    that changes the object must not hand it back to `encode_message`.
+    """
+
+    __slots__ = ()
+
+
+def _native_response(message: Mapping[str, Any]) -> bool:
+    """Whether `message` is a success response `to_json` writes as `json` does (`NativeJSON`)."""
+    if type(message) is not dict:
+        return False
+    fields = cast("dict[str, Any]", message)
+    if len(fields) != 3 or type(fields.get("result")) is not NativeJSON:
+        return False
+    id_ = fields.get("id")
+    return type(fields.get("jsonrpc")) is str and (
+        type(id_) is str or (type(id_) is int and -NATIVE_INT_LIMIT < id_ < NATIVE_INT_LIMIT)
+    )
+
+
 def encode_message(message: Mapping[str, Any]) -> bytes:
     """One JSON-RPC message as compact UTF-8 JSON (no newline).
 
@@ -223,6 +256,11 @@ def encode_message(message: Mapping[str, Any]) -> bytes:
     id instead. Other messages raise `MCPError` (`-32603`), which fails the request that
     sent them, not the connection.
     """
+    if _native_response(message):
+        try:
+            return to_json(message)
+        except ValueError:  # a lone surrogate: `json` below refuses it as well, and says so
+            pass
     try:
         return _ENCODER.encode(message).encode()
     except _UNENCODABLE as error:
