@@ -95,6 +95,14 @@ def _envelope_meta(params: Mapping[str, Any] | None) -> Mapping[str, Any] | MCPE
     return envelope
 
 
+def _sent_envelope(params: Mapping[str, Any] | None) -> Mapping[str, Any] | MCPError:
+    """`_envelope_meta`, its commonest case (a dict carrying both required keys) without its call."""
+    meta = params.get("_meta") if params else None
+    if type(meta) is dict and PROTOCOL_VERSION_META_KEY in meta and CLIENT_CAPABILITIES_META_KEY in meta:
+        return cast("dict[str, Any]", meta)
+    return _envelope_meta(params)
+
+
 def unsupported_version(requested: str) -> MCPError:
     """`-32022` naming the versions the envelope can carry: exactly what `server/discover` lists,
     so a client can retry with any of them (handshake versions are reached through `initialize`)."""
@@ -208,7 +216,7 @@ def read_envelope(params: Mapping[str, Any] | None) -> Envelope | MCPError:
     its models). So the same `Envelope` object means the same envelope values, which lets
     the checks that follow remember their verdict by it (`tool_call_params_pass`).
     """
-    meta = _envelope_meta(params)
+    meta = _sent_envelope(params)
     if isinstance(meta, MCPError):
         return meta
     last = _last_envelope.read
@@ -318,7 +326,7 @@ def check_routing(
     and the name of one sent more than once."""
     if duplicated is not None:
         return MCPError(HEADER_MISMATCH, f"{duplicated} header appears more than once")
-    meta = _envelope_meta(params)
+    meta = _sent_envelope(params)
     if isinstance(meta, MCPError):
         return meta
     assert params is not None  # a valid `_meta` lives in params
@@ -334,10 +342,17 @@ def check_routing(
     name_key = NAME_BEARING_METHODS.get(method) if isinstance(method, str) else None
     if name_key is not None:
         body_value = params.get(name_key)
-        if body_value is not None and not _name_matches(folded.get("mcp-name"), body_value):
-            return MCPError(
-                HEADER_MISMATCH, f"mcp-name header does not match the request body's {name_key!r} parameter"
-            )
+        if body_value is not None:
+            header = folded.get("mcp-name")
+            # Most send the name as it is (`_name_matches` without its call); a sentinel starts `=?`.
+            same = header == body_value and not cast("str", header).startswith("=?")
+            if not same and not _name_matches(header, body_value):
+                return MCPError(
+                    HEADER_MISMATCH,
+                    f"mcp-name header does not match the request body's {name_key!r} parameter",
+                )
+    if type(version) is str and version in MODERN_PROTOCOL_VERSIONS:
+        return None  # `_check_version` without its call
     return _check_version(version)
 
 

@@ -66,7 +66,9 @@ def http_request_problem(
         return None
     name = params.get("name")
     arguments = params.get("arguments")
-    if not isinstance(name, str) or (arguments is not None and not isinstance(arguments, Mapping)):
+    if type(name) is not str and not isinstance(name, str):
+        return None
+    if arguments is not None and type(arguments) is not dict and not isinstance(arguments, Mapping):
         return None
     if params_sent is not None:
         for header in params_sent:
