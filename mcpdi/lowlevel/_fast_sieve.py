@@ -10,7 +10,7 @@ and returns None for everything else, which then takes the full path.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
@@ -25,6 +25,8 @@ __all__ = ("sieve_plain_tool_result", "sieve_stamped_tool_result")
 _METHOD: Final = "tools/call"
 _KEYS: Final = frozenset({"_meta", "content", "isError", "resultType", "structuredContent"})
 _SCALARS: Final = (str, int, bool, type(None))
+_WRITE_ORDER: Final = ("_meta", "content", "isError", "resultType", "structuredContent")
+"""The order `_sieve_with` writes a result's fields in."""
 
 
 @dataclass(slots=True)
@@ -34,6 +36,7 @@ class _Shape:
     result_keys: tuple[str, ...]  # in the order the sieve writes them
     block_keys: tuple[str, ...]
     keeps_result_type: bool
+    in_write_order: bool  # `result_keys` come in `_WRITE_ORDER` (every version so far): no reordering
     # The last `_meta` seen and its sieved form, replaced as one value (threads may share this).
     meta: tuple[dict[str, Any], dict[str, Any]] | None = None
     # The last server info stamped alone, a copy of it and its sieved `_meta` (None: not plain).
@@ -60,7 +63,9 @@ def _shape(version: str) -> _Shape | None:
     else:
         block_keys = tuple(out["content"][0])
         plain = len(block_keys) == 2
-        shape = _Shape(tuple(out), block_keys, keeps_result_type="resultType" in out) if plain else None
+        keys = tuple(out)
+        in_order = keys == tuple(key for key in _WRITE_ORDER if key in keys)
+        shape = _Shape(keys, block_keys, "resultType" in out, in_order) if plain else None
     _shapes[version] = shape
     return shape
 
@@ -156,11 +161,12 @@ def _sieved_stamp(shape: _Shape, version: str, server_info: Mapping[str, Any]) -
     return None if known[2] is None else _fresh(known[2])
 
 
-def _sieved_fields(
-    shape: _Shape, result: dict[str, Any], result_type: object
-) -> tuple[dict[str, Any], bool] | None:
-    """The sieved `content`, `isError`, `structuredContent` and `resultType` of a plain result, and
-    whether they are what a `NativeJSON` may hold."""
+def _sieve_fields_into(
+    sieved: dict[str, Any], shape: _Shape, result: dict[str, Any], result_type: object
+) -> bool | None:
+    """Write the sieved `content`, `isError`, `resultType` and `structuredContent` of a plain result
+    into `sieved` (in `_WRITE_ORDER`); whether they are what a `NativeJSON` may hold, None when
+    the result is not plain."""
     content: Any = result.get("content")
     if type(content) is not list:
         return None
@@ -177,11 +183,15 @@ def _sieved_fields(
         if type(kind) is not str:  # equal to "text", yet a subclass
             native = False
         blocks.append({first: block[first], second: block[second]})
-    sieved: dict[str, Any] = {"content": blocks}
+    sieved["content"] = blocks
     if "isError" in result:
         if type(result["isError"]) is not bool:
             return None
         sieved["isError"] = result["isError"]
+    if shape.keeps_result_type:
+        if type(result_type) is not str:
+            return None
+        sieved["resultType"] = result_type
     if "structuredContent" in result:
         structured: dict[str, Any] = result["structuredContent"]
         if type(structured) is not dict:  # pyright: ignore[reportUnnecessaryComparison]
@@ -193,38 +203,42 @@ def _sieved_fields(
             copied = copy_json(structured)
             native = False  # floats, say
         sieved["structuredContent"] = copied
-    if shape.keeps_result_type:
-        if type(result_type) is not str:
-            return None
-        sieved["resultType"] = result_type
-    return sieved, native
+    return native
 
 
 def _sieve_with(
     version: str,
     result: dict[str, Any],
     result_type: object,
-    sieved_meta: Callable[[_Shape], dict[str, Any] | None] | None,
+    own_meta: dict[str, Any] | None = None,
+    server_info: Mapping[str, Any] | None = None,
 ) -> dict[str, Any] | None:
-    """The plain sieve of `result`, its `resultType` `result_type` and its `_meta` what `sieved_meta`
-    gives (asked last: it costs the most); None when the result is not plain."""
+    """The plain sieve of `result`, its `resultType` `result_type` and its `_meta` the sieved
+    `own_meta`, or else the server's stamp of `server_info`, or else none; None when the result
+    is not plain."""
     shape = _shape(version)
     if shape is None:
         return None
-    fields = _sieved_fields(shape, result, result_type)
-    if fields is None:
-        return None
-    sieved, native = fields
-    if sieved_meta is not None:
-        meta = sieved_meta(shape)  # a string tree: native
+    sieved: dict[str, Any] = NativeJSON()
+    if own_meta is not None or server_info is not None:
+        meta = (
+            _sieved_meta(shape, version, own_meta)
+            if own_meta is not None
+            else _sieved_stamp(shape, version, cast("Mapping[str, Any]", server_info))
+        )
         if meta is None:
             return None
-        sieved["_meta"] = meta
-    ordered: dict[str, Any] = NativeJSON() if native else {}
-    for key in shape.result_keys:
-        if key in sieved:
-            ordered[key] = sieved[key]
-    return ordered
+        sieved["_meta"] = meta  # a string tree: native
+    native = _sieve_fields_into(sieved, shape, result, result_type)
+    if native is None:
+        return None
+    if not shape.in_write_order:
+        ordered: dict[str, Any] = NativeJSON()
+        for key in shape.result_keys:
+            if key in sieved:
+                ordered[key] = sieved[key]
+        sieved = ordered
+    return sieved if native else dict(sieved)
 
 
 def sieve_plain_tool_result(version: str, result: dict[str, Any]) -> dict[str, Any] | None:
@@ -237,13 +251,11 @@ def sieve_plain_tool_result(version: str, result: dict[str, Any]) -> dict[str, A
     if not result.keys() <= _KEYS:
         return None
     if "_meta" not in result:
-        return _sieve_with(version, result, result.get("resultType"), None)
+        return _sieve_with(version, result, result.get("resultType"))
     raw_meta: dict[str, Any] = result["_meta"]
     if type(raw_meta) is not dict:  # pyright: ignore[reportUnnecessaryComparison]
         return None
-    return _sieve_with(
-        version, result, result.get("resultType"), lambda shape: _sieved_meta(shape, version, raw_meta)
-    )
+    return _sieve_with(version, result, result.get("resultType"), raw_meta)
 
 
 def sieve_stamped_tool_result(
@@ -261,4 +273,4 @@ def sieve_stamped_tool_result(
     result_type = result.get("resultType", "complete")
     if result_type != "complete":
         return None
-    return _sieve_with(version, result, result_type, lambda shape: _sieved_stamp(shape, version, server_info))
+    return _sieve_with(version, result, result_type, None, server_info)

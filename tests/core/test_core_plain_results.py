@@ -139,3 +139,20 @@ def test_the_kept_stamp_serves_plain_results_of_a_plain_server_and_follows_a_cha
     assert json.dumps(sieve_stamped_tool_result("2026-07-28", result, other)) == stamped_then_sieved(
         "2026-07-28", result, other
     )
+
+
+def test_a_version_whose_sieve_orders_fields_otherwise_gets_them_in_its_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcpdi.lowlevel import _fast_sieve
+
+    shape = _fast_sieve._shape("2026-07-28")  # pyright: ignore[reportPrivateUsage]
+    assert shape is not None
+    reordered = _fast_sieve._Shape(  # pyright: ignore[reportPrivateUsage]
+        tuple(reversed(shape.result_keys)), shape.block_keys, shape.keeps_result_type, in_write_order=False
+    )
+    monkeypatch.setitem(_fast_sieve._shapes, "2026-07-28", reordered)  # pyright: ignore[reportPrivateUsage]
+    result = {"content": TEXT, "structuredContent": {"result": "Dune"}, "isError": False, "_meta": {"n": "1"}}
+    sieved = sieve_plain_tool_result("2026-07-28", {**result, "resultType": "complete"})
+    assert sieved is not None
+    assert tuple(sieved) == reordered.result_keys
