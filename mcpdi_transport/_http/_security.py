@@ -13,6 +13,7 @@ import anyio
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from mcpdi_transport._http._first_step import Waiting, first_step, rest_of
 from mcpdi_transport._http._ticker import Ticker
 
 __all__ = (
@@ -284,7 +285,13 @@ async def _collect_body_within(
 ) -> tuple[bytes, list[Message]] | str:
     """`_collect_body` before `ticker`'s deadline, else `_TOO_SLOW`.
 
-    On asyncio, in `task` (this one by default)."""
+    On asyncio, in `task` (this one by default). A body the server has already (most are, by
+    the time the app reads them) comes before any deadline could pass: it is taken without one.
+    """
+    first = first_step(receive())
+    if not isinstance(first, Waiting) and first["type"] == "http.request" and not first.get("more_body"):
+        body: bytes = first.get("body", b"")
+        return _TOO_LARGE if len(body) > max_body_size else (body, [])
     if task is None:
         task = cast("asyncio.Task[Any]", asyncio.current_task())
     cancelling = task.cancelling()
@@ -297,9 +304,9 @@ async def _collect_body_within(
 
     deadline = ticker.add(expire)
     try:
-        message = await receive()  # `_collect_body`, inline
+        message = await rest_of(first) if isinstance(first, Waiting) else first  # `_collect_body`, inline
         if message["type"] == "http.request" and not message.get("more_body", False):
-            body: bytes = message.get("body", b"")
+            body = message.get("body", b"")
             return _TOO_LARGE if len(body) > max_body_size else (body, [])
         return await _collect_rest(receive, max_body_size, message)
     except asyncio.CancelledError:
