@@ -188,7 +188,14 @@ _MANY_DIGITS: Final = re.compile(r"[0-9]{300}")
 """What a number too large for a double needs: a three-digit exponent (after a digit, as JSON
 writes one), or 300 digits or more. Two scans: one alternation costs twice both."""
 _BIG_EXPONENT_BYTES: Final = re.compile(_BIG_EXPONENT.pattern.encode())
-_MANY_DIGITS_BYTES: Final = re.compile(_MANY_DIGITS.pattern.encode())
+_DIGITS_AND_E: Final = bytes(
+    ord("0") if ord("0") <= byte <= ord("9") else ord("e") if byte in b"eE" else ord(" ")
+    for byte in range(256)
+)
+"""Bytes to what the scans look for: a digit to `0`, `e` and `E` to `e`, anything else to a space.
+One translation (in C) then tells whether a digit is followed by an `e` at all (the exponent
+scan costs ten times as much, and most bodies have none) and whether 300 digits run."""
+_DIGIT_RUN: Final = b"0" * 300
 
 _OVERFLOW: Final = "a number is too large for a double (like 1e999), which is no finite number"
 
@@ -197,14 +204,20 @@ def _refuse_overflow(raw: bytes | bytearray | str, value: object) -> None:
     """Refuse a text whose number overflowed to infinity, as the literal `Infinity` is refused.
 
     Only a text that could hold such a number (a scan of the raw text) is walked."""
-    if isinstance(raw, str):
-        may = _BIG_EXPONENT.search(raw) is not None or (len(raw) >= 300 and _MANY_DIGITS.search(raw))
-    else:
-        may = _BIG_EXPONENT_BYTES.search(raw) is not None or (
-            len(raw) >= 300 and _MANY_DIGITS_BYTES.search(raw) is not None
-        )
-    if may and not _finite(value):
+    if _may_overflow(raw) and not _finite(value):
         raise MCPError(PARSE_ERROR, "Parse error", _OVERFLOW)
+
+
+def _may_overflow(raw: bytes | bytearray | str) -> bool:
+    """Whether `raw` holds a three-digit exponent after a digit, or a run of 300 digits."""
+    if isinstance(raw, str):
+        return _BIG_EXPONENT.search(raw) is not None or (
+            len(raw) >= 300 and _MANY_DIGITS.search(raw) is not None
+        )
+    kinds = raw.translate(_DIGITS_AND_E)
+    return (b"0e" in kinds and _BIG_EXPONENT_BYTES.search(raw) is not None) or (
+        len(raw) >= 300 and _DIGIT_RUN in kinds
+    )
 
 
 def _finite(value: object) -> bool:

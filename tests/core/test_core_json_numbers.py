@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 
@@ -44,3 +45,18 @@ def test_a_text_that_only_looks_large_parses(text: str, expected: object, as_byt
     assert value == expected
     if isinstance(value, dict) and isinstance(n := value.get("n"), float):
         assert math.isfinite(n)
+
+
+def test_the_scan_of_a_body_for_large_numbers_finds_what_the_two_patterns_find() -> None:
+    from mcpdi.lowlevel._jsonrpc import _BIG_EXPONENT, _MANY_DIGITS, _may_overflow  # pyright: ignore[reportPrivateUsage]
+
+    rng = random.Random(20260728)
+    pieces = ["0", "7", "e", "E", "+", "-", ".", "x", '"', "é", "9" * 150, "0" * 299, "1e", "e00"]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        expected = _BIG_EXPONENT.search(text) is not None or (
+            len(text) >= 300 and _MANY_DIGITS.search(text) is not None
+        )
+        assert _may_overflow(text) == expected, text
+        assert _may_overflow(text.encode()) == expected, text
+        assert _may_overflow(bytearray(text.encode())) == expected, text
