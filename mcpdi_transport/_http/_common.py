@@ -219,21 +219,18 @@ def _decoded(scope: Scope) -> _DecodedHeaders:
     decoded: _DecodedHeaders | None = scope.get(_HEADERS_KEY)
     if decoded is None:
         known = _decoded_pairs.get
-        pairs: list[tuple[str, str]] = []
-        first: dict[str, str] = {}
-        keep_first = first.setdefault
-        # Tuples from every server we know; ASGI allows lists too, which are not hashable.
         raw_headers: list[tuple[bytes, bytes]] = scope["headers"]
-        for raw in raw_headers:
-            try:
-                pair = known(raw)
-            except TypeError:  # a list
-                pair = None
-            if pair is None:
-                pair = _decoded_pair(raw)
-            pairs.append(pair)
-            keep_first(*pair)
-        decoded = scope[_HEADERS_KEY] = _DecodedHeaders(pairs, first, len(first) != len(pairs))
+        try:
+            pairs = [known(raw) or _decoded_pair(raw) for raw in raw_headers]
+        except TypeError:  # Tuples from every server we know; ASGI allows lists, which are not hashable.
+            pairs = [_decoded_pair(raw) for raw in raw_headers]
+        first: dict[str, str] = dict(pairs)  # each name's last value: the first while none repeats
+        repeated = len(first) != len(pairs)
+        if repeated:
+            first = {}
+            for name, value in pairs:
+                first.setdefault(name, value)
+        decoded = scope[_HEADERS_KEY] = _DecodedHeaders(pairs, first, repeated)
     return decoded
 
 
