@@ -20,6 +20,7 @@ from pydantic_core import core_schema
 from mcpdi._buildable import builds_later, json_plain
 from mcpdi._deferred import Deferred
 from mcpdi.engine import Argument, InvalidSignature
+from mcpdi.engine._records import built_fast
 
 __all__ = (
     "ArgumentsModel",
@@ -164,6 +165,7 @@ def _scalar_schema(model_name: str, arguments: tuple[Argument, ...]) -> dict[str
     return {**schema, "title": model_name, "type": "object"}
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class ArgumentsPlan:
     """A function's argument model and `inputSchema`, each built on first use where that is safe."""

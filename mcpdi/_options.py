@@ -6,6 +6,7 @@ travels by position and a new one is added in one place.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Self
@@ -27,8 +28,13 @@ class _FromArguments:
 
     @classmethod
     def from_arguments(cls, arguments: Mapping[str, Any]) -> Self:
-        names = [field.name for field in fields(cls)]  # pyright: ignore[reportArgumentType]
-        return cls(**{name: arguments[name] for name in names if name in arguments})
+        return cls(**{name: arguments[name] for name in _field_names(cls) if name in arguments})
+
+
+@functools.cache
+def _field_names(cls: type[Any]) -> tuple[str, ...]:
+    """A record's field names, read once per class: a decorator builds a record per function."""
+    return tuple(field.name for field in fields(cls))
 
 
 @dataclass(frozen=True, slots=True)

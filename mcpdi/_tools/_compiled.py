@@ -46,6 +46,7 @@ from mcpdi._state._security import RequestStateSecurity
 from mcpdi._telemetry import record_on_current_span, trace_resolver, tracing
 from mcpdi.engine import InvalidSignature, Plan, ResolverError
 from mcpdi.engine._compile import instrument_plan
+from mcpdi.engine._records import built_fast
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.lowlevel._param_headers import HeaderParam, find_invalid_x_mcp_header, x_mcp_header_params
 
@@ -54,6 +55,7 @@ __all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text", "trace
 logger = logging.getLogger("mcpdi")
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class RegisteredTool:
     """A tool as registration decided it: its plan, argument model, published schema and output.

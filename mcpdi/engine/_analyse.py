@@ -24,6 +24,7 @@ from mcpdi.engine._callables import (
     working_directory,
 )
 from mcpdi.engine._errors import InvalidSignature
+from mcpdi.engine._records import built_fast
 from mcpdi.engine._resolve import Resolve
 from mcpdi.engine._scopes import Scope
 
@@ -31,6 +32,7 @@ _VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class ArgumentParam:
     """A parameter filled from the call argument of its name."""
@@ -39,6 +41,7 @@ class ArgumentParam:
     hint: Any
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class ContextParam:
     """A parameter filled from the context, by a declared context type."""
@@ -49,6 +52,7 @@ class ContextParam:
     optional: bool
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class ResolvedParam:
     """A parameter filled by a resolver (a dependency is named by its marker, before steps exist)."""

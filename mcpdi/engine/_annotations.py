@@ -8,6 +8,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Annotated, Any, Union, get_args, get_origin
 
+from mcpdi.engine._records import built_fast
 from mcpdi.engine._resolve import Resolve
 
 ANNOTATED_ALIAS: Any = type(Annotated[int, "x"])  # the class of every `Annotated[...]`
@@ -22,6 +23,7 @@ def annotated_class(hint: object) -> type | None:
     return inner if type(inner) is type else None
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class Marked:
     """A top-level `Annotated[T, ..., Resolve(fn), ...]`."""

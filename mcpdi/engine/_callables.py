@@ -16,8 +16,10 @@ from typing import Any
 from mcpdi.engine._annotations import annotated_class
 from mcpdi.engine._errors import InvalidSignature
 from mcpdi.engine._plan import Cleanup
+from mcpdi.engine._records import built_fast
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class CallableInfo:
     """What compile needs to know about one function, resolver or root."""
@@ -186,7 +188,18 @@ _PARAMETER_SLOTS_KNOWN = getattr(inspect.Parameter, "__slots__", None) == (
 
 def _writable(name: str) -> bool:
     """Whether `def` could name a parameter `name`: what `inspect.Parameter` checks."""
-    return name.isidentifier() and not keyword.iskeyword(name)
+    if name in _WRITABLE_NAMES:
+        return True
+    if not name.isidentifier() or keyword.iskeyword(name):
+        return False
+    if len(_WRITABLE_NAMES) < _WRITABLE_NAMES_KEPT:
+        _WRITABLE_NAMES.add(name)
+    return True
+
+
+# Parameter names already found writable: the same few names recur across a server's functions.
+_WRITABLE_NAMES: set[str] = set()
+_WRITABLE_NAMES_KEPT = 4096
 
 
 def _stars(flags: int) -> int:
@@ -238,6 +251,8 @@ def _describe_plainly(
         return None
     evaluate = nones = False
     for annotation in annotations.values():
+        if type(annotation) is type:  # a plain class, the most common annotation
+            continue
         if annotation is None:
             nones = True
         elif not evaluate and _needs_evaluation(annotation):
@@ -284,16 +299,10 @@ def _describe_plainly(
         cleanup = "async_generator"
     elif flags & inspect.CO_GENERATOR:
         cleanup = "generator"
-    return CallableInfo(
-        fn=fn,
-        name=fn.__name__,
-        qualname=f"{fn.__module__ or '?'}:{fn.__qualname__}",
-        location=location,
-        is_async=bool(flags & inspect.CO_COROUTINE),
-        parameters=tuple(parameters),
-        hints=hints,
-        cleanup=cleanup,
-    )
+    qualname = f"{fn.__module__ or '?'}:{fn.__qualname__}"
+    is_async = bool(flags & inspect.CO_COROUTINE)
+    # By position: a record built for every function a server registers.
+    return CallableInfo(fn, fn.__name__, qualname, location, is_async, tuple(parameters), hints, cleanup)
 
 
 def describe(

@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Literal, Protocol
 
 from mcpdi.engine._errors import UnansweredQuestion
 from mcpdi.engine._question import Answer, Asked, NeedsInput
+from mcpdi.engine._records import built_fast
 
 # How a cleanup resolver gives its value and cleans up: a (async) generator function, or a
 # factory of (async) context managers (`@contextmanager`, `@asynccontextmanager`).
@@ -31,6 +32,7 @@ class RunFunction(Protocol):
     ) -> Awaitable[Any]: ...
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class Adapter:
     """Decided by the host per consumer edge: how a value is shaped on its way to the consumer.
@@ -43,6 +45,7 @@ class Adapter:
     answered: Callable[[Any], Any] | None = None
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class Argument:
     """A root parameter that is a call argument: the host builds its schema from these."""
@@ -57,6 +60,7 @@ class Argument:
         return self.default is inspect.Parameter.empty
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class Edge:
     """A resolved parameter: `consumer`'s parameter is filled by `provider`."""
@@ -70,6 +74,7 @@ class Edge:
     validate: bool = False  # Resolve(fn, validate=True): the host checks the provider's values
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class ArgumentBinding:
     """A parameter filled from a call argument."""
@@ -80,6 +85,7 @@ class ArgumentBinding:
     source: ClassVar[Literal["argument"]] = "argument"
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class ContextBinding:
     """A parameter filled from the context mapping, by its declared type."""
@@ -91,6 +97,7 @@ class ContextBinding:
     source: ClassVar[Literal["context"]] = "context"
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class ResolvedBinding:
     """A parameter filled by a resolver, through the host's adapter for this edge (if any)."""
@@ -106,6 +113,7 @@ Binding = ArgumentBinding | ContextBinding | ResolvedBinding
 """How one parameter of a resolver or of the root gets its value: match on the class."""
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class Step:
     """One resolver in the plan; `index` is its position in `Plan.steps`."""
@@ -136,6 +144,7 @@ class Step:
         return tuple(b.edge for b in self.bindings if isinstance(b, ResolvedBinding))
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class Plan:
     """A compiled function: run it with `await plan.run(arguments, context, answers, ask)`.
