@@ -11,7 +11,7 @@ from __future__ import annotations
 import types
 from collections.abc import Awaitable, Generator
 from dataclasses import dataclass
-from typing import Any, Final, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 __all__ = ("Waiting", "first_step", "rest_of")
 
@@ -26,9 +26,6 @@ class Waiting(Generic[T]):
     pending: Any
 
 
-_STEPPED_AS_THEY_ARE: Final = (types.CoroutineType, types.GeneratorType)
-
-
 def first_step(awaitable: Awaitable[T]) -> T | Waiting[T]:
     """What `awaitable` gives if it finishes without waiting, else a `Waiting` for `rest_of`.
 
@@ -36,13 +33,23 @@ def first_step(awaitable: Awaitable[T]) -> T | Waiting[T]:
     loop holds nothing for it. An exception from the first step is raised here.
     """
     steps: Any = awaitable
-    if not isinstance(awaitable, _STEPPED_AS_THEY_ARE):
-        steps = awaitable.__await__()
     try:
-        pending = steps.send(None)
+        if type(awaitable) is types.CoroutineType:  # an `async def`'s: the commonest, stepped as it is
+            pending = steps.send(None)
+        else:
+            if not isinstance(steps, types.GeneratorType):  # a `types.coroutine` one has no `__await__`
+                steps = awaitable.__await__()
+            pending = _advance(steps, None)
     except StopIteration as done:
         return done.value
-    return Waiting(steps, pending)
+    return Waiting(cast("Generator[Any, Any, T]", steps), pending)
+
+
+def _advance(steps: Any, sent: Any) -> Any:
+    """One step, as `await` takes it: `send` where the iterator has one (a coroutine has no
+    `__next__`), else `__next__` (all a plain iterator has; `await` sends it nothing else)."""
+    send = getattr(steps, "send", None)
+    return next(steps) if send is None else send(sent)
 
 
 @types.coroutine
@@ -55,11 +62,16 @@ def rest_of(waiting: Waiting[T]) -> Generator[Any, Any, T]:
         try:
             sent = yield value
         except GeneratorExit:
-            steps.close()
+            close = getattr(steps, "close", None)
+            if close is not None:
+                close()
             raise
         except BaseException as error:  # what the task throws in (a cancellation): the await's to handle
             thrown = error
+        throw = getattr(steps, "throw", None) if thrown is not None else None
+        if thrown is not None and throw is None:
+            raise thrown  # an iterator without `throw` is left, as `await` leaves it
         try:
-            value = steps.send(sent) if thrown is None else steps.throw(thrown)
+            value = _advance(steps, sent) if throw is None else throw(thrown)
         except StopIteration as done:
             return cast("T", done.value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import types
 from typing import Any
 
 import anyio
@@ -44,12 +45,54 @@ async def test_an_await_that_waits_goes_on_with_rest_of_as_if_awaited_whole() ->
     assert await rest_of(first) == "waited"
 
 
+@types.coroutine
+def generator_based() -> Any:
+    yield from asyncio.sleep(0.01).__await__()
+    return "generated"
+
+
+async def test_a_generator_based_coroutine_is_stepped_as_it_is() -> None:
+    first = first_step(generator_based())
+    assert isinstance(first, Waiting)
+    assert await rest_of(first) == "generated"
+
+
 async def test_an_awaitable_that_is_no_coroutine_is_stepped_through_its_await() -> None:
     future = asyncio.get_running_loop().create_future()
     first = first_step(FutureLike(future))
     assert isinstance(first, Waiting)
     asyncio.get_running_loop().call_later(0.01, future.set_result, "resolved")
     assert await rest_of(first) == "resolved"
+
+
+class PlainIterator:
+    """An `__await__` giving a plain iterator (no `send`, no `throw`), as `await` allows."""
+
+    def __init__(self, future: asyncio.Future[str]) -> None:
+        self.future = future
+
+    def __await__(self) -> Any:
+        return self
+
+    def __iter__(self) -> Any:
+        return self
+
+    def __next__(self) -> Any:
+        if self.future.done():
+            raise StopIteration(self.future.result())
+        self.future._asyncio_future_blocking = True  # as `Future.__await__` marks it for the task
+        return self.future
+
+
+async def test_an_awaitable_whose_await_is_a_plain_iterator_is_stepped_as_await_steps_it() -> None:
+    awaited = asyncio.get_running_loop().create_future()
+    asyncio.get_running_loop().call_later(0.01, awaited.set_result, "awaited")
+    assert await PlainIterator(awaited) == "awaited"  # a valid awaitable
+    future = asyncio.get_running_loop().create_future()
+    first = first_step(PlainIterator(future))
+    assert isinstance(first, Waiting)
+    asyncio.get_running_loop().call_later(0.01, future.set_result, "plain")
+    assert await rest_of(first) == "plain"
 
 
 async def test_a_cancellation_while_waiting_reaches_the_await_itself() -> None:
