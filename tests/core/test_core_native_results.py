@@ -93,3 +93,13 @@ def test_a_message_that_is_no_plain_success_response_is_left_to_json() -> None:
         {"jsonrpc": "2.0", "id": True, "result": native},
     ):
         assert encode_message(message) == json_text(message)
+
+
+def test_every_character_is_escaped_by_to_json_as_json_escapes_it() -> None:
+    every = "".join(chr(point) for point in range(0x110000) if not 0xD800 <= point < 0xE000)
+    sieved = sieve_plain_tool_result(
+        "2025-11-25", {"content": text(every), "structuredContent": {every: every}}
+    )
+    assert type(sieved) is NativeJSON
+    response = {"jsonrpc": "2.0", "id": 1, "result": sieved}
+    assert encode_message(response) == json_text(response)
