@@ -157,8 +157,9 @@ def test_the_era_models_a_start_does_not_use_are_never_built(launch: str) -> Non
 
 
 # What a start imports with the collector paused: mcpdi's modules (but the package's front door
-# and the pause itself) and the wire types they import.
-_PAUSED_FOR = ("mcpdi.", "mcp_types")
+# and the pause itself), the wire types they import, the stdio transport and the event loop
+# (asyncio and anyio's backend for it).
+_PAUSED_FOR = ("mcpdi.", "mcp_types", "mcpdi_transport._stdio", "anyio._backends", "asyncio")
 _BEFORE_THE_PAUSE = ("mcpdi._collector",)
 
 
