@@ -63,6 +63,9 @@ NOT_FOR_INITIALIZE = (
     "mcpdi.engine._explain",
     "mcpdi._resources._objects",  # `add_resource(obj)`
     "mcpdi._messages",  # a prompt's rendered messages
+    "mcpdi._prompts",  # prompts: loaded by the first one registered
+    "mcpdi._resources._compiled",  # resources and templates: the same
+    "mcpdi._resources._uri_template",
     "opentelemetry.propagate",  # the parent span of a traced request
     "opentelemetry.trace",  # the trace API: loaded by whatever sets a tracer provider, or the first span
     "starlette",
