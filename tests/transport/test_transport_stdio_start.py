@@ -66,6 +66,8 @@ NOT_FOR_INITIALIZE = (
     "mcpdi._prompts",  # prompts: loaded by the first one registered
     "mcpdi._resources._compiled",  # resources and templates: the same
     "mcpdi._resources._uri_template",
+    "mcpdi._extensions",  # `MCPServer(extensions=...)`
+    "mcpdi.lowlevel._client_rounds",  # a client's side of multi-round requests
     "opentelemetry.propagate",  # the parent span of a traced request
     "opentelemetry.trace",  # the trace API: loaded by whatever sets a tracer provider, or the first span
     "starlette",
