@@ -218,7 +218,10 @@ def _stdio_serving() -> Callable[..., Awaitable[None]]:
     try:
         from mcpdi_transport._stdio import serve_stdio
 
-        importlib.import_module("anyio._backends._asyncio")  # the module `anyio.run` loads first
+        # The backend module `anyio.run` imports first; should anyio move it, `anyio.run`
+        # imports its own, unpaused, and nothing else changes.
+        with contextlib.suppress(ModuleNotFoundError):
+            importlib.import_module("anyio._backends._asyncio")
     finally:
         if was_enabled:
             gc.enable()
