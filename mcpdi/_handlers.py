@@ -23,8 +23,6 @@ from mcp_types import (
 from mcpdi._auth import INSUFFICIENT_SCOPE, get_access_token, missing_scopes
 from mcpdi._context import Context
 from mcpdi._middleware import ServerMiddleware, bypass_when_idle, wrap_handler
-from mcpdi._prompts import get_prompt
-from mcpdi._resources._compiled import read_resource
 from mcpdi._tools._compiled import call_tool
 from mcpdi.lowlevel._errors import MCPError
 
@@ -118,6 +116,8 @@ class Handlers:
         self, ctx: ServerRequestContext[Any], params: GetPromptRequestParams
     ) -> GetPromptResult | InputRequiredResult:
         prompt = self._registry.prompt(params.name)
+        from mcpdi._prompts import get_prompt  # loaded already: registering the prompt did
+
         server = self._server
         return await get_prompt(
             prompt, params, Context(ctx, server), security=server.request_state, audience=server.name
@@ -136,6 +136,8 @@ class Handlers:
     async def read_resource(
         self, ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
     ) -> ReadResourceResult | InputRequiredResult:
+        from mcpdi._resources._compiled import read_resource  # loaded by the first resource registered
+
         server = self._server
         return await read_resource(
             self._registry.resources_in_order(),

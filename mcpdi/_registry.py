@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from mcp_types import ListToolsResult, Prompt, Resource, ResourceTemplate, Tool
 
 from mcpdi._errors import ToolError
-from mcpdi._prompts import RegisteredPrompt, compile_prompt
-from mcpdi._resources._compiled import RegisteredResource, compile_resource
 from mcpdi._tools._compiled import RegisteredTool, compile_tool
 from mcpdi._tools._names import warn_on_invalid_tool_name
 from mcpdi.lowlevel._errors import INVALID_PARAMS, MCPError
 
 if TYPE_CHECKING:
     from mcpdi._options import PromptOptions, ResourceOptions, ToolOptions
+    from mcpdi._prompts import RegisteredPrompt
+    from mcpdi._resources._compiled import RegisteredResource
     from mcpdi._resources._security import ResourceSecurity
     from mcpdi.engine import Plan
     from mcpdi.lowlevel._param_headers import HeaderParam
@@ -75,6 +75,8 @@ class Registry:
             self.tool_scopes[tool.name] = options.required_scopes
 
     def add_prompt(self, fn: Callable[..., Any], options: PromptOptions, localns: Mapping[str, Any]) -> None:
+        from mcpdi._prompts import compile_prompt  # a server of tools alone never loads prompts
+
         prompt = compile_prompt(fn, options, localns, validate_resolvers=self._validate_resolvers)
         self._keep_first(self.prompts, "prompt", prompt.name, prompt)
 
@@ -87,6 +89,8 @@ class Registry:
         *,
         default_security: ResourceSecurity,
     ) -> None:
+        from mcpdi._resources._compiled import compile_resource  # nor resources
+
         security = options.security if options.security is not None else default_security
         resource = compile_resource(
             fn, uri, options, localns, security=security, validate_resolvers=self._validate_resolvers

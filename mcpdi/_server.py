@@ -22,7 +22,6 @@ from mcpdi import _server_serving as serving
 from mcpdi._auth import AccessToken, AuthSettings, TokenVerifier, authenticated
 from mcpdi._context import Context
 from mcpdi._decorators import Registering
-from mcpdi._extensions import apply_extensions
 from mcpdi._handlers import Handlers
 from mcpdi._identity import Identity
 from mcpdi._lifespan import check_lifespan, entered_lifespan
@@ -177,7 +176,10 @@ class MCPServer(Registering, Identity, Generic[LifespanT]):
             auth,
         )
         add_sdk_objects(self, tools, resources)
-        apply_extensions(self, extensions or ())
+        if extensions:  # a server without extensions never loads them
+            from mcpdi._extensions import apply_extensions
+
+            apply_extensions(self, extensions)
 
     # -- middleware -----------------------------------------------------------------------
 

@@ -7,10 +7,13 @@ The adapters are imported inside the entry points, so stdio never loads the HTTP
 from __future__ import annotations
 
 import contextlib
+import gc
+import importlib
 import importlib.util
 import logging
 import math
 import socket
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -202,6 +205,29 @@ class _Serving:
                 noisy_logger.removeFilter(quiet)
 
 
+def _stdio_serving() -> Callable[..., Awaitable[None]]:
+    """`serve_stdio`, its modules and anyio's asyncio backend imported with the collector paused.
+
+    Like mcpdi's own modules (`mcpdi/_collector.py`), they allocate much and free little, and
+    a collection in the middle of them walks every wire model built before it again: the
+    largest collection of a stdio start before its first answer. The collector is restored
+    as it was found.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        from mcpdi_transport._stdio import serve_stdio
+
+        # The backend module `anyio.run` imports first; should anyio move it, `anyio.run`
+        # imports its own, unpaused, and nothing else changes.
+        with contextlib.suppress(ModuleNotFoundError):
+            importlib.import_module("anyio._backends._asyncio")
+    finally:
+        if was_enabled:
+            gc.enable()
+    return serve_stdio
+
+
 def run_server(
     server: ServesMCP,
     transport: Literal["stdio", "streamable-http", "http", "sse"] = "stdio",
@@ -218,8 +244,7 @@ def run_server(
     standard library's loop.
     """
     if transport == "stdio":
-        from mcpdi_transport._stdio import serve_stdio
-
+        serve_stdio = _stdio_serving()
         anyio.run(lambda: serve_stdio(server, **options))
     elif transport in ("streamable-http", "http", "sse"):
         serve = serve_sse if transport == "sse" else serve_http

@@ -59,3 +59,24 @@ except ImportError:
 def test_a_collector_disabled_before_stays_disabled() -> None:
     code = "gc.disable()\nfrom mcpdi import MCPServer\nprint(gc.isenabled())"
     assert run_python(code) == "False"
+
+
+def test_a_name_of_mcpdi_lowlevel_is_imported_with_the_collector_paused_and_it_runs_again_after() -> None:
+    code = (
+        "import mcpdi.lowlevel\nmcpdi.lowlevel.drive_rounds\n"
+        "print('mcpdi.lowlevel._client_rounds' in CollectorWatch.collecting, gc.isenabled())"
+    )
+    assert run_python(code) == "False True"
+
+
+def test_loading_the_stdio_transport_leaves_the_collector_as_it_found_it() -> None:
+    code = """
+from mcpdi_transport._serve import _stdio_serving
+_stdio_serving()
+paused = {"mcpdi_transport._stdio", "anyio._backends._asyncio", "asyncio"} & CollectorWatch.collecting
+print(sorted(paused), gc.isenabled())
+gc.disable()
+_stdio_serving()
+print(gc.isenabled())
+"""
+    assert run_python(code) == "[] True\nFalse"

@@ -63,6 +63,11 @@ NOT_FOR_INITIALIZE = (
     "mcpdi.engine._explain",
     "mcpdi._resources._objects",  # `add_resource(obj)`
     "mcpdi._messages",  # a prompt's rendered messages
+    "mcpdi._prompts",  # prompts: loaded by the first one registered
+    "mcpdi._resources._compiled",  # resources and templates: the same
+    "mcpdi._resources._uri_template",
+    "mcpdi._extensions",  # `MCPServer(extensions=...)`
+    "mcpdi.lowlevel._client_rounds",  # a client's side of multi-round requests
     "opentelemetry.propagate",  # the parent span of a traced request
     "opentelemetry.trace",  # the trace API: loaded by whatever sets a tracer provider, or the first span
     "starlette",
@@ -157,8 +162,9 @@ def test_the_era_models_a_start_does_not_use_are_never_built(launch: str) -> Non
 
 
 # What a start imports with the collector paused: mcpdi's modules (but the package's front door
-# and the pause itself) and the wire types they import.
-_PAUSED_FOR = ("mcpdi.", "mcp_types")
+# and the pause itself), the wire types they import, the stdio transport and the event loop
+# (asyncio and anyio's backend for it).
+_PAUSED_FOR = ("mcpdi.", "mcp_types", "mcpdi_transport._stdio", "anyio._backends", "asyncio")
 _BEFORE_THE_PAUSE = ("mcpdi._collector",)
 
 
