@@ -7,10 +7,9 @@ garbage collector paused (`_collector`). `_HOMES` is the one name table.
 
 from __future__ import annotations
 
-import importlib as _importlib
 import typing as _typing
 
-from mcpdi._collector import collector_paused as _collector_paused
+from mcpdi._collector import load_name as _load_name
 
 if _typing.TYPE_CHECKING:
     from mcp_types import Icon as Icon
@@ -230,15 +229,7 @@ __all__ = (
 
 
 def __getattr__(name: str) -> _typing.Any:
-    home = _HOMES.get(name)
-    if home is None:
-        msg = f"module 'mcpdi' has no attribute {name!r}"
-        raise AttributeError(msg)
-    with _collector_paused():
-        module = _importlib.import_module(home)
-    value = module if name == "types" else getattr(module, name)
-    globals()[name] = value
-    return value
+    return _load_name(__name__, _HOMES, globals(), name, modules=frozenset({"types"}))
 
 
 def __dir__() -> list[str]:

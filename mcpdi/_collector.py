@@ -11,10 +11,12 @@ raised: code that disabled it itself keeps it disabled.
 from __future__ import annotations
 
 import gc
-from collections.abc import Generator
+import importlib
+from collections.abc import Generator, Mapping, MutableMapping
 from contextlib import contextmanager
+from typing import Any
 
-__all__ = ("collector_paused",)
+__all__ = ("collector_paused", "load_name")
 
 
 @contextmanager
@@ -27,3 +29,27 @@ def collector_paused() -> Generator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def load_name(
+    package: str,
+    homes: Mapping[str, str],
+    namespace: MutableMapping[str, Any],
+    name: str,
+    *,
+    modules: frozenset[str] = frozenset(),
+) -> Any:
+    """A package's module `__getattr__` (PEP 562): import `name`'s home with the collector
+    paused and keep the value in the package's `namespace`, so the next access finds it there.
+
+    `modules` are names whose value is their home module itself rather than an attribute of it.
+    """
+    home = homes.get(name)
+    if home is None:
+        msg = f"module {package!r} has no attribute {name!r}"
+        raise AttributeError(msg)
+    with collector_paused():
+        module = importlib.import_module(home)
+    value = module if name in modules else getattr(module, name)
+    namespace[name] = value
+    return value

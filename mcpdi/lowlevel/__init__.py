@@ -14,10 +14,9 @@ loads what only a client or an HTTP transport uses. `_HOMES` is the one name tab
 
 from __future__ import annotations
 
-import importlib as _importlib
 import typing as _typing
 
-from mcpdi._collector import collector_paused as _collector_paused
+from mcpdi._collector import load_name as _load_name
 
 if _typing.TYPE_CHECKING:
     from mcpdi.lowlevel._client_rounds import AnswerInputRequest as AnswerInputRequest
@@ -226,15 +225,7 @@ __all__ = (
 
 
 def __getattr__(name: str) -> _typing.Any:
-    home = _HOMES.get(name)
-    if home is None:
-        msg = f"module 'mcpdi.lowlevel' has no attribute {name!r}"
-        raise AttributeError(msg)
-    with _collector_paused():
-        module = _importlib.import_module(home)
-    value = getattr(module, name)
-    globals()[name] = value
-    return value
+    return _load_name(__name__, _HOMES, globals(), name)
 
 
 def __dir__() -> list[str]:

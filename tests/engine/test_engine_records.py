@@ -20,31 +20,26 @@ from mcpdi._tools._compiled import RegisteredTool
 from mcpdi.engine._records import built_fast
 
 
-@dataclass(frozen=True, slots=True)
-class Declared:
-    """The plain dataclass, built by its own `__init__`, to compare against."""
+def record_class(name: str) -> type[Any]:
+    """A frozen slotted dataclass with every kind of field; one class per call."""
 
-    name: str
-    count: int
-    tags: tuple[str, ...] = ()
-    notes: list[str] = field(default_factory=lambda: [], compare=False)
-    hidden: int = field(default=7, init=False)
-    made: list[int] = field(default_factory=lambda: [1], init=False, repr=False, compare=False)
-    flag: bool = field(default=False, kw_only=True)
-    kind: ClassVar[str] = "declared"
+    class Record:
+        name: str
+        count: int
+        tags: tuple[str, ...] = ()
+        notes: list[str] = field(default_factory=lambda: [], compare=False)
+        hidden: int = field(default=7, init=False)
+        made: list[int] = field(default_factory=lambda: [1], init=False, repr=False, compare=False)
+        flag: bool = field(default=False, kw_only=True)
+        kind: ClassVar[str] = "record"
+
+    Record.__name__ = Record.__qualname__ = name
+    return dataclass(frozen=True, slots=True)(Record)
 
 
-@built_fast
-@dataclass(frozen=True, slots=True)
-class Built:
-    name: str
-    count: int
-    tags: tuple[str, ...] = ()
-    notes: list[str] = field(default_factory=lambda: [], compare=False)
-    hidden: int = field(default=7, init=False)
-    made: list[int] = field(default_factory=lambda: [1], init=False, repr=False, compare=False)
-    flag: bool = field(default=False, kw_only=True)
-    kind: ClassVar[str] = "built"
+# The plain dataclass, built by its own `__init__`, to compare against, and the same built fast.
+Declared = record_class("Declared")
+Built = built_fast(record_class("Built"))
 
 
 def values(record: Any) -> dict[str, Any]:
