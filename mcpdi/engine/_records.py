@@ -6,7 +6,8 @@ a small record. Registration builds several such records for every step of every
 these classes are built by a `__new__` that fills a twin class without the refusal (the same
 slots: a subclass that adds none) with plain attribute stores, then gives the instance its
 real class. What the dataclass decided stays as it is: fields, defaults, equality, hashing,
-`repr`, `dataclasses.replace`, and instances refuse assignment once built.
+`repr`, `dataclasses.replace`, and instances refuse assignment once built. A subclass is built
+the ordinary way: `object.__new__`, then its own `__init__` or the dataclass's.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ _NO_VALUE = object()  # a parameter left out whose field has a default factory
 def built_fast(cls: _Record) -> _Record:
     """`cls` (a `@dataclass(frozen=True, slots=True)`) built by a generated `__new__`.
 
-    Such a class is final: `__new__` builds exactly its layout, so a subclass is refused.
+    The generated `__new__` builds exactly `cls`'s layout; a subclass gets the ordinary
+    construction back when it is defined (`_built_plainly`).
     """
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or "__slots__" not in cls.__dict__:
@@ -92,17 +94,28 @@ def built_fast(cls: _Record) -> _Record:
     new.__qualname__ = f"{cls.__qualname__}.__new__"
     new.__module__ = cls.__module__
     record: Any = cls  # its construction is replaced, which its declared type does not allow
+    dataclass_init = record.__init__
+
+    def plain_new(subclass: type[Any], *args: Any, **kwargs: Any) -> Any:
+        instance = object.__new__(subclass)
+        if subclass.__init__ is object.__init__:  # no `__init__` of its own: the record's
+            dataclass_init(instance, *args, **kwargs)
+        return instance
+
+    def built_plainly(subclass: type[Any], **kwargs: Any) -> None:
+        """A subclass (its own layout, maybe its own fields) is built as Python builds any
+        object: `object.__new__`, then its `__init__`, or the record's dataclass one if it has none."""
+        super(cls, subclass).__init_subclass__(**kwargs)
+        if "__new__" not in subclass.__dict__:
+            sub: Any = subclass
+            sub.__new__ = staticmethod(plain_new)
+
     record.__new__ = staticmethod(new)
     # `__new__` has built the instance: the call's arguments are not read twice.
     record.__init__ = object.__init__
     record.__reduce__ = _reduce
-    record.__init_subclass__ = classmethod(_refuse_subclass)
+    record.__init_subclass__ = classmethod(built_plainly)
     return cls
-
-
-def _refuse_subclass(cls: type[Any], **kwargs: Any) -> None:
-    msg = f"{cls.__mro__[1].__qualname__} is a final record; build one instead of subclassing it"
-    raise TypeError(msg)
 
 
 def _reduce(record: Any) -> tuple[Any, ...]:

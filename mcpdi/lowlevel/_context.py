@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Final, Generic, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from typing_extensions import TypeVar
 
 from mcpdi._auth import get_access_token, principal_of
+from mcpdi.engine._records import built_fast
 from mcpdi.lowlevel._envelope import LOG_LEVELS, Envelope, progress_token_of
 from mcpdi.lowlevel._errors import NoBackChannel
 from mcpdi.lowlevel._request_session import RequestSession, progress_params
@@ -24,6 +25,7 @@ __all__ = ("LifespanT", "ServerRequestContext")
 LifespanT = TypeVar("LifespanT", default=Any)
 
 
+@built_fast
 @dataclass(frozen=True, slots=True)
 class ServerRequestContext(Generic[LifespanT]):
     """Handed to every low-level handler as its first argument.
@@ -71,7 +73,7 @@ class ServerRequestContext(Generic[LifespanT]):
         if principal is None:
             principal = principal_of(get_access_token())
         if envelope is not None:
-            values = (
+            return cls(
                 lifespan_context,
                 envelope.protocol_version,
                 "modern",
@@ -86,30 +88,21 @@ class ServerRequestContext(Generic[LifespanT]):
                 principal,
                 on_failure,
             )
-        else:
-            values = (
-                lifespan_context,
-                connection.protocol_version,
-                "legacy",
-                method,
-                request_id,
-                meta,
-                connection.client_capabilities,
-                connection.client_info,
-                connection,
-                peer,
-                None,
-                principal,
-                on_failure,
-            )
-        if cls is not ServerRequestContext:
-            return cls(*values)
-        # The frozen `__init__` sets each field through `object.__setattr__`, half of what a
-        # context costs a request; its slots' own setters do the same directly.
-        context = _new_object(cls)
-        for set_field, value in zip(_FIELD_SETTERS, values, strict=True):
-            set_field(context, value)
-        return context
+        return cls(
+            lifespan_context,
+            connection.protocol_version,
+            "legacy",
+            method,
+            request_id,
+            meta,
+            connection.client_capabilities,
+            connection.client_info,
+            connection,
+            peer,
+            None,
+            principal,
+            on_failure,
+        )
 
     @property
     def headers(self) -> Mapping[str, str] | None:
@@ -184,10 +177,3 @@ class ServerRequestContext(Generic[LifespanT]):
         if logger is not None:
             params["logger"] = logger
         await self.peer.notify("notifications/message", params)
-
-
-_new_object: Final = object.__new__
-_FIELD_SETTERS: Final[tuple[Callable[[Any, Any], None], ...]] = tuple(
-    ServerRequestContext.__dict__[field.name].__set__ for field in fields(ServerRequestContext)
-)
-"""Each field's slot setter, in field order (the order `for_request` lists the values in)."""

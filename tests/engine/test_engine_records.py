@@ -18,6 +18,7 @@ import mcpdi.engine._plan
 from mcpdi._arguments import ArgumentsPlan
 from mcpdi._tools._compiled import RegisteredTool
 from mcpdi.engine._records import built_fast
+from mcpdi.lowlevel import ServerRequestContext
 
 
 def record_class(name: str) -> type[Any]:
@@ -150,13 +151,36 @@ def test_only_frozen_slotted_dataclasses_without_post_init_can_be_built_fast() -
     )
 
 
-def test_a_record_built_fast_cannot_be_subclassed() -> None:
-    with pytest.raises(TypeError) as refused:
+class PlainSubclass(Built):
+    """A subclass without fields or an `__init__` of its own: built by the record's dataclass one."""
 
-        class More(Built):  # pyright: ignore[reportUnusedClass]
-            pass
+    __slots__ = ()
 
-    assert str(refused.value) == snapshot("Built is a final record; build one instead of subclassing it")
+
+@dataclass(frozen=True, slots=True)
+class FieldsSubclass(Built):
+    """A dataclass subclass with a field of its own: built by its own `__init__`."""
+
+    extra: str = "x"
+
+
+def test_a_subclass_of_a_record_built_fast_is_built_as_any_dataclass_subclass() -> None:
+    plain = PlainSubclass("a", 1, flag=True)
+    assert type(plain) is PlainSubclass
+    assert values(plain) == values(Built("a", 1, flag=True))
+    more = FieldsSubclass("a", 1, ("t",), extra="y")
+    assert type(more) is FieldsSubclass
+    assert (more.name, more.tags, more.hidden, more.made, more.extra) == ("a", ("t",), 7, [1], "y")
+    for record in (plain, more):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            record.name = "b"
+        assert dataclasses.replace(record, count=9).count == 9
+        assert pickle.loads(pickle.dumps(record)) == record
+    with pytest.raises(TypeError) as missing:
+        PlainSubclass("a")
+    assert str(missing.value) == snapshot("Built.__init__() missing 1 required positional argument: 'count'")
+    assert type(Built("a", 1)) is Built  # the record itself is still built fast
+    assert "__new__" in Built.__dict__
 
 
 def _records_in(*modules: Any) -> list[type[Any]]:
@@ -191,7 +215,8 @@ def test_the_engines_records_are_built_fast_and_stay_frozen_dataclasses() -> Non
             "Step",
         ]
     )
-    for cls in [*records, ArgumentsPlan, RegisteredTool]:
+    for cls in [*records, ArgumentsPlan, RegisteredTool, ServerRequestContext]:
         params = cls.__dataclass_params__  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
         assert params.frozen, cls  # pyright: ignore[reportUnknownMemberType]
         assert "__slots__" in cls.__dict__, cls
+        assert "__new__" in cls.__dict__, cls
