@@ -7,7 +7,6 @@ The adapters are imported inside the entry points, so stdio never loads the HTTP
 from __future__ import annotations
 
 import contextlib
-import gc
 import importlib
 import importlib.util
 import logging
@@ -208,23 +207,19 @@ class _Serving:
 def _stdio_serving() -> Callable[..., Awaitable[None]]:
     """`serve_stdio`, its modules and anyio's asyncio backend imported with the collector paused.
 
-    Like mcpdi's own modules (`mcpdi/_collector.py`), they allocate much and free little, and
-    a collection in the middle of them walks every wire model built before it again: the
-    largest collection of a stdio start before its first answer. The collector is restored
-    as it was found.
+    Like mcpdi's own modules (`collector_paused`), they allocate much and free little, and a
+    collection in the middle of them walks every wire model built before it again: the
+    largest collection of a stdio start before its first answer.
     """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    from mcpdi.lowlevel import collector_paused
+
+    with collector_paused():
         from mcpdi_transport._stdio import serve_stdio
 
         # The backend module `anyio.run` imports first; should anyio move it, `anyio.run`
         # imports its own, unpaused, and nothing else changes.
         with contextlib.suppress(ModuleNotFoundError):
             importlib.import_module("anyio._backends._asyncio")
-    finally:
-        if was_enabled:
-            gc.enable()
     return serve_stdio
 
 

@@ -19,6 +19,7 @@ import typing as _typing
 from mcpdi._collector import load_name as _load_name
 
 if _typing.TYPE_CHECKING:
+    from mcpdi._collector import collector_paused as collector_paused
     from mcpdi.lowlevel._client_rounds import AnswerInputRequest as AnswerInputRequest
     from mcpdi.lowlevel._client_rounds import InputRequired as InputRequired
     from mcpdi.lowlevel._client_rounds import RoundLimitExceeded as RoundLimitExceeded
@@ -88,6 +89,7 @@ if _typing.TYPE_CHECKING:
     from mcpdi.lowlevel._subscriptions import event_matches as event_matches
 
 _HOMES: dict[str, str] = {
+    "collector_paused": "mcpdi._collector",
     "AnswerInputRequest": "mcpdi.lowlevel._client_rounds",
     "InputRequired": "mcpdi.lowlevel._client_rounds",
     "RoundLimitExceeded": "mcpdi.lowlevel._client_rounds",
@@ -198,6 +200,7 @@ __all__ = (
     "ToolsListChanged",
     "check_modern_http_request",
     "classify_message",
+    "collector_paused",
     "current_http_scope",
     "decode_header_value",
     "drive_rounds",
