@@ -83,20 +83,17 @@ async def run_inline(fn: Callable[..., Any], *args: Any) -> Any:
     return fn(*args)
 
 
-async def enter_into(
-    entered: list[Entered], step: Step, args: list[Any], kwargs: dict[str, Any], run_sync: RunSync
-) -> Any:
-    """`enter` for the generated code: the value; what closes it is kept in `entered`."""
-    value, item = await enter(step, args, kwargs, run_sync)
-    entered.append(item)
-    return value
+def entered_of(steps: tuple[Step, ...], handles: tuple[Any, ...], run_sync: RunSync) -> list[Entered]:
+    """The cleanup resolvers the generated code entered, in the order it entered them.
 
-
-def handed_over(entered: list[Entered]) -> list[Entered]:
-    """The entered cleanup resolvers, for the interpreter to close; `entered` is left empty."""
-    items = entered[:]
-    entered.clear()
-    return items
+    `handles[i]` belongs to `steps[i]`: None when not entered, an async generator's own handle
+    (the generated code enters those itself), else the `Entered` that `enter` gave.
+    """
+    return [
+        Entered(step, handle, run_sync) if step.cleanup == "async_generator" else handle
+        for step, handle in zip(steps, handles, strict=True)
+        if handle is not None
+    ]
 
 
 def _yielded_twice(step: Step) -> RuntimeError:
@@ -160,7 +157,8 @@ async def _aexit(manager: Any, error: BaseException | None) -> None:
             raise
 
 
-async def _close_one(item: Entered, error: BaseException | None, outcome: RoundOutcome) -> None:
+async def close_one(item: Entered, error: BaseException | None, outcome: RoundOutcome) -> None:
+    """Run one cleanup: resume the generator after its `yield`, or exit the context manager."""
     kind = item.step.cleanup
     if kind == "async_generator":
         finished = await _finish_async_generator(item.handle, error, outcome)
@@ -176,6 +174,9 @@ async def _close_one(item: Entered, error: BaseException | None, outcome: RoundO
         raise _yielded_twice(item.step)
 
 
+Failures = list[tuple[Step, Exception]] | None  # the cleanups that failed so far, in closing order
+
+
 async def close(entered: list[Entered], error: BaseException | None, outcome: RoundOutcome) -> None:
     """Run every cleanup, last entered first; one failing does not stop the others.
 
@@ -183,14 +184,13 @@ async def close(entered: list[Entered], error: BaseException | None, outcome: Ro
     error, which the caller re-raises: cleanup cannot hide or replace why the round failed.
     After a completed or suspended round the first failure is raised as `CleanupError`.
     """
-    failures: list[tuple[Step, Exception]] = []
+    failures: Failures = None
     for item in reversed(entered):
         try:
-            await _close_one(item, error, outcome)
+            await close_one(item, error, outcome)
         except Exception as failure:
-            logger.error("Cleanup of resolver %r failed", item.step.name, exc_info=failure)
-            failures.append((item.step, failure))
-    if not failures:
+            failures = failed(failures, item.step, failure)
+    if failures is None:
         return
     if error is not None:
         for step, failure in failures:
@@ -198,14 +198,35 @@ async def close(entered: list[Entered], error: BaseException | None, outcome: Ro
                 f"Cleanup of resolver {step.name!r} also failed: {type(failure).__name__}: {failure}"
             )
         return
+    raise cleanup_error(failures) from failures[0][1]
+
+
+def failed(failures: Failures, step: Step, failure: Exception) -> list[tuple[Step, Exception]]:
+    """Log a cleanup's failure and add it to the failures so far (a list made on the first)."""
+    logger.error("Cleanup of resolver %r failed", step.name, exc_info=failure)
+    if failures is None:
+        failures = []
+    failures.append((step, failure))
+    return failures
+
+
+def cleanup_error(failures: list[tuple[Step, Exception]]) -> CleanupError:
+    """The error of a completed or suspended round whose cleanups failed: the first failure's."""
     step, first = failures[0]
     msg = (
         f"Cleanup of resolver {step.name!r} (for parameter {step.first_consumer!r}) raised "
         f"{type(first).__name__}: {first}"
     )
-    raise CleanupError(
-        msg, step=step, parameter=step.first_consumer, errors=tuple(f for _, f in failures)
-    ) from first
+    return CleanupError(msg, step=step, parameter=step.first_consumer, errors=tuple(f for _, f in failures))
+
+
+async def yielded_again(failures: Failures, step: Step, generator: Any) -> list[tuple[Step, Exception]]:
+    """An async generator resumed after its `yield` yielded again: closed, and failed as `close` fails it."""
+    try:
+        await generator.aclose()
+        raise _yielded_twice(step)
+    except Exception as failure:
+        return failed(failures, step, failure)
 
 
 async def close_shielded(entered: list[Entered], error: BaseException) -> None:

@@ -10,14 +10,17 @@ from typing import Any
 from mcpdi.engine._callables import identity_of
 from mcpdi.engine._cleanup import (
     STOPPED,
-    Entered,
     RoundOutcome,
+    cleanup_error,
     close,
+    close_one,
     close_shielded,
-    enter_into,
-    handed_over,
+    enter,
+    entered_of,
+    failed,
     never_yielded,
     run_inline,
+    yielded_again,
 )
 from mcpdi.engine._offloaded import joins_hop, offload_hop
 from mcpdi.engine._plan import Argument, ArgumentBinding, Binding, ContextBinding, ResolvedBinding, Step
@@ -69,7 +72,7 @@ class _Writer:
         self.segments = 0  # try blocks closed before the last one (adapters and hops split them)
         self.hops: list[str] = []  # the source of the hop functions `run` hands to worker threads
         self.hop_count = 0
-        self.cleanup = False  # a cleanup resolver is entered: `entered` goes to `_resume` with the round
+        self.cleanup: list[Step] = []  # the round's cleanup resolvers: `hN` holds step N's once entered
         self.batched = False  # concurrent steps run together
 
     def read_arguments(self, arguments: tuple[Argument, ...]) -> None:
@@ -163,28 +166,29 @@ class _Writer:
         fill = f"await _app_value(app, _STEPS[{step.index}], [{args}], {{{kwargs}}})"
         self.lines.append(f"        if {v} is _UNSET: {v} = {fill}")
 
-    def enter_step(self, step: Step) -> str:
-        """A cleanup resolver's value: entered as the interpreter enters it, kept in `entered`."""
+    def enter_step(self, step: Step) -> list[str]:
+        """A cleanup resolver's value, entered as the interpreter enters it; `hN`: its `Entered`."""
         args, kwargs = self.arguments_of(step.bindings, self.adapt(step.bindings))
         listed = ", ".join(f"{k!r}: {v}" for k, v in kwargs)
         run_sync = "_run_inline" if step.inline else "_offload"
-        return (
-            f"await _enter_into(entered, _STEPS[{step.index}], [{', '.join(args)}], {{{listed}}}, {run_sync})"
-        )
+        i = step.index
+        entering = f"await _enter(_STEPS[{i}], [{', '.join(args)}], {{{listed}}}, {run_sync})"
+        return [f"        v{i}, h{i} = {entering}"]
 
     def enter_async_generator(self, step: Step) -> list[str]:
-        """`enter_step` written out for the commonest kind, an async generator: what `enter` does."""
+        """`enter_step` written out for the commonest kind, an async generator: what `enter` does;
+        `hN`: the generator, set once it yielded its value."""
         args, kwargs = self.arguments_of(step.bindings, self.adapt(step.bindings))
         v, i = f"v{step.index}", step.index
         listed = ", ".join([*args, *(f"{k}={x}" for k, x in kwargs)])
         return [
-            f"        h{i} = {self.names.bind('f', step.fn)}({listed})",
+            f"        g{i} = {self.names.bind('f', step.fn)}({listed})",
             "        try:",
-            f"            {v} = await h{i}.__anext__()",
+            f"            {v} = await g{i}.__anext__()",
             "        except StopAsyncIteration:",
             f"            {v} = _STOPPED",
             f"        if {v} is _STOPPED: {v} = _UNSET; raise _never_yielded(_STEPS[{i}])",
-            f"        entered.append(_Entered(_STEPS[{i}], h{i}, _offload))",
+            f"        h{i} = g{i}",
         ]
 
     def call_scoped(self, step: Step) -> list[str]:
@@ -229,7 +233,7 @@ class _Writer:
         elif step.cleanup == "async_generator":
             body = self.enter_async_generator(step)
         elif step.cleanup is not None:
-            body = [f"        v{step.index} = {self.enter_step(step)}"]
+            body = self.enter_step(step)
         else:
             body = [
                 f"        v{step.index} = {self.call_of(step.fn, step.bindings, step.is_async, step.inline)}"
@@ -256,9 +260,8 @@ class _Writer:
         self.lines.append(f"    {', '.join(targets)} = await _offload_hop({arguments})")
         for step in steps:
             if step.may_ask:
-                self.lines.append(
-                    f"    if isinstance(v{step.index}, _Question): return {self.resume(str(step.index))}"
-                )
+                hand_over = self.hand_over(str(step.index))
+                self.lines.append(f"    if isinstance(v{step.index}, _Question): {hand_over}")
 
     def together(self, steps: list[Step]) -> None:
         """Run `steps` at the same time, outside any try (`_run_together` names a failing
@@ -277,8 +280,8 @@ class _Writer:
         for at, step in enumerate(steps):
             if step.may_ask:
                 later = ", ".join(f"{s.index}: v{s.index}" for s in steps[at + 1 :])
-                resume = self.resume(str(step.index), f"{{{later}}}" if later else None)
-                self.lines.append(f"    if isinstance(v{step.index}, _Question): return {resume}")
+                hand_over = self.hand_over(str(step.index), f"{{{later}}}" if later else None)
+                self.lines.append(f"    if isinstance(v{step.index}, _Question): {hand_over}")
 
     def close_try(self) -> None:
         """End a try block; a question hands over to `_resume` outside the handler, so that
@@ -286,7 +289,7 @@ class _Writer:
         self.in_try = False
         self.segments += 1
         self.lines += self.handlers()
-        self.lines.append(f"    if at >= 0: return {self.resume()}")
+        self.lines.append(f"    if at >= 0: {self.hand_over()}")
 
     def handlers(self) -> list[str]:
         return ["    except _Bail as bail:", "        at = bail.args[0]", *self.error_handler()]
@@ -298,15 +301,25 @@ class _Writer:
             f"        raise _resolver_error(_STEPS, [{self.values}], error) from error",
         ]
 
-    def resume(self, at: str = "at", ready: str | None = None) -> str:
-        """`_resume` from `at`; `ready`: the source of a dict of the values of the concurrent
-        steps after `at` that ran together with it."""
-        entered = ", _handed_over(entered)" if self.cleanup else ""
+    def hand_over(self, at: str = "at", ready: str | None = None) -> str:
+        """The statements returning `_resume` from `at`, on one line; `ready`: the source of a
+        dict of the values of the concurrent steps after `at` that ran together with it. The
+        cleanup resolvers entered go with the round: `_resume` closes them when it ends."""
+        entered = handing = ""
+        if self.cleanup:
+            handles = " = ".join(f"h{s.index}" for s in self.cleanup)
+            handing = f"entered = {self.entered()}; {handles} = None; "
+            entered = ", entered"
         ready = f", ready={ready}" if ready else ""
         return (
-            f"await _resume(_PLAN, collect, arguments, context, answers, ask, {at}, [{self.values}]"
-            f"{entered}{ready})"
+            f"{handing}return await _resume(_PLAN, collect, arguments, context, answers, ask, {at}, "
+            f"[{self.values}]{entered}{ready})"
         )
+
+    def entered(self) -> str:
+        """The source of the list of the cleanup resolvers entered so far, in the order entered."""
+        handles = ", ".join(f"h{s.index}" for s in self.cleanup) + ("," if len(self.cleanup) == 1 else "")
+        return f"_entered_of(_CLEANUPS, ({handles}), _offload)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,11 +446,8 @@ def generate(
     """
     writer = _Writer(names, arguments, len(steps))
     lines = writer.lines
-    writer.cleanup = any(s.cleanup is not None and s.scope == "round" for s in steps)
-    if writer.cleanup:  # the round's body, inside `run` that closes what it entered
-        lines.append("async def _round(entered, arguments, context, answers, ask, collect):")
-    else:
-        lines.append("async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):")
+    writer.cleanup = [s for s in steps if s.cleanup is not None and s.scope == "round"]
+    lines.append("async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):")
     writer.read_arguments(arguments)
     writer.read_context([*(b for s in steps for b in s.bindings), *root_bindings])
     if any(step.scope == "app" for step in steps):
@@ -463,21 +473,26 @@ def generate(
     last_try = writer.in_try
     if last_try:
         # The last try block ends in `else:` with the tail, so the path without questions pays
-        # for no flag check; a question falls through to `_resume` after the handler.
+        # for no flag check (but with cleanup resolvers: the tail does not return, it goes on
+        # to close them); a question falls through to `_resume` after the handler.
         writer.in_try = False
         lines += [*writer.handlers(), "    else:"]
     tail_start = len(lines)
     adapted = writer.adapt(root_bindings)
     items = ", ".join(f"{b.parameter!r}: {writer.expression(b, adapted)}" for b in root_bindings)
-    lines.append(f"    if collect: return {{{items}}}")
-    if joined:
-        lines.append("    return result")
-    else:
-        lines.append(f"    return {writer.call_of(root, root_bindings, root_is_async, root_inline, adapted)}")
+    call = "result" if joined else writer.call_of(root, root_bindings, root_is_async, root_inline, adapted)
+    if not writer.cleanup:
+        lines += [f"    if collect: return {{{items}}}", f"    return {call}"]
+    elif joined:
+        lines.append(f"    if collect: result = {{{items}}}")
+    else:  # the round's value, returned once its cleanup resolvers are closed
+        lines += [f"    if collect: result = {{{items}}}", f"    else: result = {call}"]
     if last_try:
         lines[tail_start:] = ["    " + line for line in lines[tail_start:]]
-        lines.append(f"    return {writer.resume()}")
-    if writer.segments:
+        lines.append(f"    {'if at >= 0: ' if writer.cleanup else ''}{writer.hand_over()}")
+    if writer.cleanup:
+        lines[init_at:] = _closing(writer, lines[init_at:])
+    if writer.segments or (writer.cleanup and last_try):
         lines.insert(init_at, "    at = -1")
     if writer.hops:
         names.namespace.update(_offload_hop=offload_hop, _copy_context=copy_context)
@@ -486,16 +501,19 @@ def generate(
     if any(s.scope == "call" for s in steps):
         names.namespace["_KEPT"] = KEPT
     if writer.cleanup:
-        lines += _closing_run()
         names.namespace.update(
-            _enter_into=enter_into,
-            _Entered=Entered,
+            _CLEANUPS=tuple(writer.cleanup),
+            _enter=enter,
+            _entered_of=entered_of,
             _STOPPED=STOPPED,
             _never_yielded=never_yielded,
-            _handed_over=handed_over,
             _run_inline=run_inline,
             _close=close,
+            _close_one=close_one,
             _close_shielded=close_shielded,
+            _failed=failed,
+            _yielded_again=yielded_again,
+            _cleanup_error=cleanup_error,
             _COMPLETED=RoundOutcome.COMPLETED,
             _SUSPENDED=RoundOutcome.SUSPENDED,
             _NeedsInput=NeedsInput,
@@ -511,21 +529,50 @@ def _adapted(step: Step) -> bool:
     )
 
 
-def _closing_run() -> list[str]:
-    """`run` around `_round`: closes the cleanup resolvers entered, however the round ends, as
-    the interpreter's `resume` does (which closes them itself once the round is handed over)."""
-    return [
-        "async def run(arguments, context=_EMPTY, answers=None, ask=None, collect=False):",
-        "    entered = []",
-        "    try:",
-        "        result = await _round(entered, arguments, context, answers, ask, collect)",
+def _closing(writer: _Writer, body: list[str]) -> list[str]:
+    """The round's `body` (from its first step on) in a try that closes the cleanup resolvers
+    entered however the round ends, as the interpreter's `resume` does (which closes them
+    itself once the round is handed over: the handles are cleared then).
+
+    A round that completes here entered every one of them; each is closed in turn, last
+    entered first, its outcome sent in (written out for async generators).
+    """
+    handles = " = ".join(f"h{s.index}" for s in writer.cleanup)
+    lines = [f"    {handles} = None", "    try:", *("    " + line for line in body)]
+    lines += [
         "    except Exception as error:",
+        f"        entered = {writer.entered()}",
         "        if entered: await _close(entered, error, _COMPLETED)",
         "        raise",
         "    except BaseException as error:",
+        f"        entered = {writer.entered()}",
         "        if entered: await _close_shielded(entered, error)",
         "        raise",
-        "    if entered:",
-        "        await _close(entered, None, _SUSPENDED if isinstance(result, _NeedsInput) else _COMPLETED)",
+        "    outcome = _SUSPENDED if isinstance(result, _NeedsInput) else _COMPLETED",
+        "    failures = None",
+    ]
+    for step in reversed(writer.cleanup):
+        h, i = f"h{step.index}", step.index
+        if step.cleanup == "async_generator":
+            lines += [
+                "    try:",
+                f"        await {h}.asend(outcome)",
+                "    except StopAsyncIteration:",
+                "        pass",
+                "    except Exception as failure:",
+                f"        failures = _failed(failures, _STEPS[{i}], failure)",
+                "    else:",
+                f"        failures = await _yielded_again(failures, _STEPS[{i}], {h})",
+            ]
+        else:
+            lines += [
+                "    try:",
+                f"        await _close_one({h}, None, outcome)",
+                "    except Exception as failure:",
+                f"        failures = _failed(failures, _STEPS[{i}], failure)",
+            ]
+    lines += [
+        "    if failures is not None: raise _cleanup_error(failures) from failures[0][1]",
         "    return result",
     ]
+    return lines

@@ -282,6 +282,6 @@ def test_plans_with_cleanup_resolvers_run_in_generated_code_that_enters_and_clos
     assert handed_over_whole not in compile_plan(plain).source
     source = compile_plan(save).source
     assert handed_over_whole not in source
-    entering = source.count("await _enter_into(entered, _STEPS[") + source.count("entered.append(_Entered(")
+    entering = source.count("= await _enter(_STEPS[") + source.count(".__anext__()")
     assert entering == 5  # every cleanup resolver of `save`, async generators written out
     assert "await _close(entered, error, _COMPLETED)" in source
