@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import inspect
 import json
@@ -18,7 +19,7 @@ from pydantic.json_schema import DEFAULT_REF_TEMPLATE, GenerateJsonSchema, JsonS
 from pydantic_core import core_schema
 
 from mcpdi._buildable import builds_later, json_plain
-from mcpdi._deferred import Deferred
+from mcpdi._deferred import UNBUILT, built_once
 from mcpdi.engine import Argument, InvalidSignature
 from mcpdi.engine._records import built_fast
 
@@ -168,14 +169,49 @@ def _scalar_schema(model_name: str, arguments: tuple[Argument, ...]) -> dict[str
 @built_fast
 @dataclass(frozen=True, slots=True)
 class ArgumentsPlan:
-    """A function's argument model and `inputSchema`, each built on first use where that is safe."""
+    """A function's argument model and `inputSchema`, each built on first use where that is safe.
 
-    model: Deferred[type[ArgumentsModel]]
-    schema: Deferred[dict[str, Any]]
+    The plan keeps what builds them and, once built, the model and the schema themselves: one
+    object per registered entry, where a deferred value per part would keep three more.
+    """
+
+    model_name: str
+    arguments: tuple[Argument, ...]
+    owner: str  # the tool, prompt or resource, for errors
+    location: str
     deferred: bool  # True: nothing in the annotations can be refused later, nor mark a header
     # When every argument is a plain scalar (`_scalar_property`): (name, type, required, default)
     # each, for `read_plain_arguments`; None otherwise.
     plain: tuple[tuple[str, type, bool, Any], ...] | None = None
+    _model: Any = dataclasses.field(default=UNBUILT, init=False, repr=False, compare=False)
+    _schema: Any = dataclasses.field(default=UNBUILT, init=False, repr=False, compare=False)
+
+    @property
+    def model_built(self) -> bool:
+        return self._model is not UNBUILT
+
+    @property
+    def schema_built(self) -> bool:
+        return self._schema is not UNBUILT
+
+    def model(self) -> type[ArgumentsModel]:
+        """The argument model, built now if it was left for first use."""
+        model = self._model
+        return model if model is not UNBUILT else built_once(self, "_model", self._build_model)
+
+    def schema(self) -> dict[str, Any]:
+        """The `inputSchema`: written directly for plain scalars, else the model's."""
+        schema = self._schema
+        return schema if schema is not UNBUILT else built_once(self, "_schema", self._build_schema)
+
+    def _build_model(self) -> type[ArgumentsModel]:
+        return build_arguments_model(
+            self.model_name, self.arguments, owner=self.owner, location=self.location
+        )
+
+    def _build_schema(self) -> dict[str, Any]:
+        written = _scalar_schema(self.model_name, self.arguments)
+        return written if written is not None else self.model().model_json_schema()
 
 
 _ABSENT: Any = object()
@@ -228,13 +264,6 @@ def _builds_later(argument: Argument) -> bool:
     return argument.required or json_plain(argument.default)
 
 
-def _schema_of(
-    model_name: str, arguments: tuple[Argument, ...], model: Deferred[type[ArgumentsModel]]
-) -> dict[str, Any]:
-    written = _scalar_schema(model_name, arguments)
-    return written if written is not None else model.get().model_json_schema()
-
-
 def plan_arguments(
     model_name: str, arguments: tuple[Argument, ...], *, owner: str, location: str
 ) -> ArgumentsPlan:
@@ -247,17 +276,11 @@ def plan_arguments(
     """
     _check_names(arguments, owner=owner, location=location)
     if all(_builds_later(argument) for argument in arguments):
-        model = Deferred(_build_model, model_name, arguments, owner, location)
-        schema = Deferred(_schema_of, model_name, arguments, model)
-        return ArgumentsPlan(model, schema, deferred=True, plain=_plain_arguments(arguments))
-    built = build_arguments_model(model_name, arguments, owner=owner, location=location)
-    return ArgumentsPlan(Deferred.ready(built), Deferred.ready(built.model_json_schema()), deferred=False)
-
-
-def _build_model(
-    model_name: str, arguments: tuple[Argument, ...], owner: str, location: str
-) -> type[ArgumentsModel]:
-    return build_arguments_model(model_name, arguments, owner=owner, location=location)
+        plain = _plain_arguments(arguments)
+        return ArgumentsPlan(model_name, arguments, owner, location, deferred=True, plain=plain)
+    planned = ArgumentsPlan(model_name, arguments, owner, location, deferred=False)
+    planned.schema()  # builds the model too
+    return planned
 
 
 def build_arguments_model(

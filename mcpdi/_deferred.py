@@ -1,4 +1,8 @@
-"""`Deferred`: a value registration leaves for the first list or call, built once on first use."""
+"""Values registration leaves for the first list or call, built once on first use.
+
+`Deferred` is one such value as an object of its own; `built_once` keeps one in a slot of a
+record that is alive anyway, which saves an object (and its arguments) per registered entry.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar, TypeVarTuple, cast
 
-__all__ = ("Deferred",)
+__all__ = ("UNBUILT", "Deferred", "built_once")
 
 T = TypeVar("T")
 V = TypeVar("V")
@@ -14,6 +18,7 @@ R = TypeVar("R")
 Ts = TypeVarTuple("Ts")
 
 _UNSET: object = object()
+UNBUILT: Any = _UNSET  # what a `built_once` slot holds until its value is built
 
 # One lock for every deferred value: builds are rare (once per value), short and may nest (a
 # tool's `Tool` object reads its deferred schemas), so a shared re-entrant lock costs nothing
@@ -72,3 +77,19 @@ class Deferred(Generic[T]):
                     self._build, self._args = None, ()  # let go of what the build needed
                 value = self._value
         return cast("T", value)
+
+
+def built_once(record: object, slot: str, build: Callable[[], T]) -> T:
+    """The value in `record`'s `slot` (`UNBUILT` until then), `build()` on first use, once even
+    when threads race; stored past the record's frozenness, as a cache of what it decided.
+
+    An exception from `build` propagates to that caller and the next use tries again.
+    """
+    value = getattr(record, slot)
+    if value is _UNSET:
+        with _BUILDING:
+            value = getattr(record, slot)
+            if value is _UNSET:
+                value = build()
+                object.__setattr__(record, slot, value)
+    return cast("T", value)

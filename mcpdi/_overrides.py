@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from mcpdi._registration import compile_mcp_plan
-from mcpdi._tools._compiled import RegisteredTool, traced_later
 from mcpdi.engine import Plan
 
 __all__ = ("ResolverOverrides",)
@@ -114,11 +113,7 @@ class ResolverOverrides:
                 new_plan = compile_mcp_plan(
                     plan.fn, plan.name, namespace, substitutes, validate_resolvers=self._validate_resolvers
                 )
-                if isinstance(entry, RegisteredTool):
-                    new_entry: Any = dataclasses.replace(
-                        entry, plan=new_plan, deferred_traced=traced_later(new_plan)
-                    )
-                else:
-                    new_entry = dataclasses.replace(entry, plan=new_plan)
+                # A tool's traced plan is left out of the copy: built from the new plan on first use.
+                new_entry: Any = dataclasses.replace(entry, plan=new_plan)
                 swaps.append((registry, key, new_entry))
         return swaps

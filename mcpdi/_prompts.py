@@ -53,7 +53,7 @@ class RegisteredPrompt:
 
     @property
     def arguments_model(self) -> type[ArgumentsModel]:
-        return self.arguments.model.get()
+        return self.arguments.model()
 
     @property
     def wire(self) -> Prompt:
@@ -64,7 +64,7 @@ class RegisteredPrompt:
 def _prompt_wire(
     name: str, title: str | None, description: str, arguments: ArgumentsPlan, icons: list[Icon] | None
 ) -> Prompt:
-    schema = arguments.schema.get()
+    schema = arguments.schema()
     required = set(schema.get("required", ()))
     return Prompt(
         name=name,

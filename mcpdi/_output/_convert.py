@@ -26,7 +26,15 @@ from mcpdi._output._media import Audio, Image
 from mcpdi._output._model import choose_output_model
 from mcpdi.engine import InvalidSignature
 
-__all__ = ("Output", "plan_output", "plan_output_later", "returns_input_required", "to_content")
+__all__ = (
+    "Output",
+    "later_output",
+    "plan_output",
+    "plan_output_at_once",
+    "plan_output_later",
+    "returns_input_required",
+    "to_content",
+)
 
 logger = logging.getLogger("mcpdi")
 
@@ -163,14 +171,34 @@ def plan_output_later(
     shape `builds_later` knows is planned on first use; anything else is planned now, so its
     mistakes are registration's.
     """
+    planned = plan_output_at_once(
+        function_name, annotation, location=location, structured_output=structured_output
+    )
+    if planned is not None:
+        return Deferred.ready(planned)
+    return Deferred(later_output, function_name, annotation, location, structured_output)
+
+
+def plan_output_at_once(
+    function_name: str, annotation: Any, *, location: str, structured_output: bool | None = None
+) -> Output | None:
+    """The output `plan_output_later` decides at registration; None: `later_output` builds it on first use."""
     published = _published_annotation(annotation, structured_output)
     if published is _UNSTRUCTURED:
-        return Deferred.ready(UNSTRUCTURED)
+        return UNSTRUCTURED
+    if (isinstance(published, type) and published in _WRITTEN) or builds_later(published):
+        return None
+    return _structured_output(function_name, published, location, structured_output)
+
+
+def later_output(
+    function_name: str, annotation: Any, location: str, structured_output: bool | None
+) -> Output:
+    """The output `plan_output_at_once` left for first use (it cannot fail: its shape builds)."""
+    published = _published_annotation(annotation, structured_output)
     if isinstance(published, type) and published in _WRITTEN:
-        return Deferred(_written_output, function_name, published)
-    if builds_later(published):
-        return Deferred(_structured_output, function_name, published, location, structured_output)
-    return Deferred.ready(_structured_output(function_name, published, location, structured_output))
+        return _written_output(function_name, published)
+    return _structured_output(function_name, published, location, structured_output)
 
 
 def _written_output(function_name: str, returns: type) -> Output:

@@ -61,7 +61,7 @@ class RegisteredResource:
 
     @property
     def arguments_model(self) -> type[ArgumentsModel]:
-        return self.arguments.model.get()
+        return self.arguments.model()
 
     @property
     def wire(self) -> Resource | ResourceTemplate:

@@ -29,10 +29,10 @@ from mcpdi._arguments import (
 from mcpdi._asking import AnswerRejected
 from mcpdi._checks import check_hidden_headers
 from mcpdi._context import Context
-from mcpdi._deferred import Deferred
+from mcpdi._deferred import UNBUILT, built_once
 from mcpdi._errors import ElicitationRefused, ResourceError, ToolError
 from mcpdi._options import ToolOptions
-from mcpdi._output._convert import Output, plan_output_later, returns_input_required
+from mcpdi._output._convert import Output, later_output, plan_output_at_once, returns_input_required
 from mcpdi._registration import (
     compile_mcp_plan,
     fields_as_typed,
@@ -50,7 +50,7 @@ from mcpdi.engine._records import built_fast
 from mcpdi.lowlevel._errors import MCPError
 from mcpdi.lowlevel._param_headers import HeaderParam, find_invalid_x_mcp_header, x_mcp_header_params
 
-__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text", "traced_later")
+__all__ = ("RegisteredTool", "call_tool", "compile_tool", "failure_text")
 
 logger = logging.getLogger("mcpdi")
 
@@ -61,61 +61,79 @@ class RegisteredTool:
     """A tool as registration decided it: its plan, argument model, published schema and output.
 
     The models, schemas and the `Tool` object may be left for the first list or call (see
-    `plan_arguments`, `plan_output_later`); each is built once, on first use.
+    `plan_arguments`, `plan_output_at_once`); each is built once, on first use. The `Tool` and
+    the traced plan are kept here once built, with what builds the `Tool`: no object of their
+    own per registered tool.
     """
 
     name: str
     plan: Plan
-    # `plan` with a span around each resolver, built when a call first runs while tracing is on
-    deferred_traced: Deferred[Plan]
     arguments: ArgumentsPlan
-    deferred_output: Deferred[Output]
-    deferred_wire: Deferred[Tool]
     header_params: tuple[HeaderParam, ...]  # the arguments mirrored as Mcp-Param-* headers
     localns: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)  # for overrides
+    # What the published `Tool` says besides the name and the schemas.
+    title: str | None = field(default=None, repr=False, compare=False)
+    description: str = field(default="", repr=False, compare=False)
+    annotations: ToolAnnotations | None = field(default=None, repr=False, compare=False)
+    icons: list[Icon] | None = field(default=None, repr=False, compare=False)
+    meta: dict[str, Any] | None = field(default=None, repr=False, compare=False)
+    structured_output: bool | None = field(default=None, repr=False, compare=False)
+    # Built on first use (or at registration when that is where a mistake in them belongs), and
+    # copied along with the tool when an override recompiles its plan.
+    _output: Any = field(default=UNBUILT, repr=False, compare=False)
+    _wire: Any = field(default=UNBUILT, repr=False, compare=False)
+    # `plan` with a span around each resolver, built when a call first runs while tracing is on
+    _traced: Any = field(default=UNBUILT, init=False, repr=False, compare=False)
 
     @property
     def traced_plan(self) -> Plan:
-        return self.deferred_traced.get()
+        traced_plan = self._traced
+        if traced_plan is UNBUILT:
+            traced_plan = built_once(self, "_traced", self._build_traced)
+        return traced_plan
 
     @property
     def arguments_model(self) -> type[ArgumentsModel]:
-        return self.arguments.model.get()
+        return self.arguments.model()
 
     @property
     def output(self) -> Output:
-        return self.deferred_output.get()
+        output = self._output
+        return output if output is not UNBUILT else built_once(self, "_output", self._build_output)
+
+    @property
+    def wire_built(self) -> bool:
+        return self._wire is not UNBUILT
 
     @property
     def wire(self) -> Tool:
         """What tools/list publishes."""
-        return self.deferred_wire.get()
+        wire = self._wire
+        return wire if wire is not UNBUILT else built_once(self, "_wire", self._build_wire)
 
     @property
     def input_schema(self) -> dict[str, Any]:
         return self.wire.input_schema
 
+    def _build_traced(self) -> Plan:
+        return traced(self.plan)
 
-def _tool_wire(
-    name: str,
-    title: str | None,
-    description: str,
-    arguments: ArgumentsPlan,
-    output: Deferred[Output],
-    annotations: ToolAnnotations | None,
-    icons: list[Icon] | None,
-    meta: dict[str, Any] | None,
-) -> Tool:
-    return Tool(
-        name=name,
-        title=title,
-        description=description,
-        input_schema=arguments.schema.get(),
-        output_schema=output.get().schema,
-        annotations=annotations,
-        icons=icons,
-        _meta=meta,  # pyright: ignore[reportCallIssue]
-    )
+    def _build_output(self) -> Output:
+        plan = self.plan
+        returns = plan.hints.get("return", Any)
+        return later_output(function_name(plan.fn), returns, plan.location, self.structured_output)
+
+    def _build_wire(self) -> Tool:
+        return Tool(
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            input_schema=self.arguments.schema(),
+            output_schema=self.output.schema,
+            annotations=self.annotations,
+            icons=self.icons,
+            _meta=self.meta,  # pyright: ignore[reportCallIssue]
+        )
 
 
 def compile_tool(
@@ -135,7 +153,7 @@ def compile_tool(
     arguments = plan_arguments(f"{fn_name}Arguments", plan.arguments, owner=tool_name, location=plan.location)
     header_params: tuple[HeaderParam, ...] = ()
     if not arguments.deferred:  # a deferred model has no header marking to check
-        input_schema = arguments.schema.get()
+        input_schema = arguments.schema()
         reason = find_invalid_x_mcp_header(input_schema)
         if reason is not None:
             msg = f"Tool {tool_name!r} has an invalid x-mcp-header annotation: {reason}"
@@ -152,27 +170,35 @@ def compile_tool(
     if structured_output and returns is Any:
         msg = f"Tool {tool_name!r} ({plan.location}): structured_output=True needs a JSON-able return type"
         raise InvalidSignature(msg, function=fn)
-    output = plan_output_later(fn_name, returns, location=plan.location, structured_output=structured_output)
+    output = plan_output_at_once(
+        fn_name, returns, location=plan.location, structured_output=structured_output
+    )
     doc = published_description(fn, options.description)
-    wire = Deferred(_tool_wire, tool_name, title, doc, arguments, output, annotations, icons, meta)
+    tool = RegisteredTool(
+        tool_name,
+        plan,
+        arguments,
+        header_params,
+        localns,
+        title,
+        doc,
+        annotations,
+        icons,
+        meta,
+        structured_output,
+        UNBUILT if output is None else output,
+    )
     # Fields a user could get wrong are validated now: such a `Tool` is built at registration.
     if not fields_as_typed(
         icons, (tool_name, str), (title, str), (doc, str), (annotations, ToolAnnotations), (meta, dict)
     ):
-        wire.get()
-    return RegisteredTool(
-        tool_name, plan, traced_later(plan), arguments, output, wire, header_params, localns
-    )
+        _ = tool.wire
+    return tool
 
 
 def traced(plan: Plan) -> Plan:
     """The same plan with a span around each resolver, run when tracing is on."""
     return with_same_checks(plan, instrument_plan(plan, trace_resolver)) if plan.steps else plan
-
-
-def traced_later(plan: Plan) -> Deferred[Plan]:
-    """`traced(plan)` on the first call that runs while tracing is on."""
-    return Deferred.of(traced, plan) if plan.steps else Deferred.ready(plan)
 
 
 def _error_result(text: str, error: Exception, ctx: Context[Any]) -> CallToolResult:

@@ -98,7 +98,7 @@ def test_plain_arguments_are_read_as_the_model_validates_them(
     signature, raw = call
     plan = plan_arguments("tArguments", signature, owner="t", location="here")
     assert plan.plain is not None
-    model = plan.model.get()
+    model = plan.model()
     try:
         expected: dict[str, Any] | None = dump_arguments(
             model.__pydantic_validator__.validate_python(pre_parse_json(model, raw))

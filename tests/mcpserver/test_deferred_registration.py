@@ -135,11 +135,11 @@ def test_a_deferred_argument_model_and_schema_are_the_ones_pydantic_builds_at_on
     arguments = (_argument("title", str), _argument("value", shape, None if optional else EMPTY))
     planned = plan_arguments("toolArguments", arguments, owner="tool", location="here")
     assert planned.deferred
-    assert not planned.model.built
-    assert not planned.schema.built
+    assert not planned.model_built
+    assert not planned.schema_built
     eager = _eager_model("toolArguments", arguments)
-    assert _same(planned.schema.get(), eager.model_json_schema())
-    assert _same(planned.model.get().model_json_schema(), eager.model_json_schema())
+    assert _same(planned.schema(), eager.model_json_schema())
+    assert _same(planned.model().model_json_schema(), eager.model_json_schema())
 
 
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -178,8 +178,8 @@ async def test_a_listed_tool_publishes_what_an_eagerly_built_one_did(protocol_ve
     for name in shapes:
         tool = mcp.registered_tool(name)
         assert tool.arguments.deferred
-        assert not tool.deferred_wire.built
-        assert not tool.arguments.model.built
+        assert not tool.wire_built
+        assert not tool.arguments.model_built
     async with connect(mcp, protocol_version) as client:
         listed = {tool["name"]: tool for tool in (await client.send("tools/list"))["result"]["tools"]}
     for name, (parameters, returns) in shapes.items():
@@ -194,7 +194,7 @@ async def test_a_listed_tool_publishes_what_an_eagerly_built_one_did(protocol_ve
         assert json.dumps(listed[name].get("outputSchema"), sort_keys=True) == json.dumps(
             output_schema, sort_keys=True
         )
-    assert not mcp.registered_tool("scalars").arguments.model.built  # its schema is written, no model built
+    assert not mcp.registered_tool("scalars").arguments.model_built  # its schema is written, no model built
 
 
 @pytest.mark.anyio
@@ -406,7 +406,7 @@ def test_a_default_that_is_not_plain_json_builds_the_model_at_registration() -> 
     arguments = (_argument("count", int, Field(3, description="How many")),)
     planned = plan_arguments("tArguments", arguments, owner="t", location="here")
     assert not planned.deferred
-    assert planned.model.built
+    assert planned.model_built
 
 
 # -- (c) concurrent first uses build once ---------------------------------------------------
