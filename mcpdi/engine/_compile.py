@@ -38,7 +38,6 @@ from mcpdi.engine._plan import (
     EMPTY_CONTEXT,
     Adapter,
     Argument,
-    ArgumentBinding,
     AskCallback,
     Binding,
     ContextBinding,
@@ -50,6 +49,7 @@ from mcpdi.engine._plan import (
 )
 from mcpdi.engine._question import Answer, Question
 from mcpdi.engine._scopes import AppScope
+from mcpdi.engine._shared import shared_argument, shared_argument_binding, shared_arguments, shared_bindings
 
 
 def wire_key(plan_name: str, qualname: str, ordinal: int) -> str:
@@ -118,12 +118,11 @@ def compile_plan(
     ordered = run_order(analysis)
     steps: dict[Hashable, Step] = {}
     seen: dict[str, int] = {}
-    # Equal argument bindings are one object: a plan keeps each for as long as it lives.
-    argument_bindings: dict[ArgumentBinding, ArgumentBinding] = {}
 
     def bindings_of(node: Node, consumer_key: str | None) -> tuple[Binding, ...]:
+        # Equal argument bindings (and tuples of them only) are one object, in this plan and others.
         bindings = [_binding(param, node, consumer_key, steps, adapt) for param in node.params]
-        return tuple([_shared(b, argument_bindings) for b in bindings])
+        return shared_bindings(tuple(bindings))
 
     for index, node in enumerate(ordered):
         ordinal = seen.get(node.info.qualname, 0)
@@ -149,10 +148,12 @@ def compile_plan(
         )
     root = analysis.root
     root_bindings = bindings_of(root, None)
-    arguments = tuple(
-        Argument(p.parameter.name, p.hint, p.parameter.default, p.parameter.kind)
-        for p in root.params
-        if isinstance(p, ArgumentParam)
+    arguments = shared_arguments(
+        tuple(
+            shared_argument(p.parameter.name, p.hint, p.parameter.default, p.parameter.kind)
+            for p in root.params
+            if isinstance(p, ArgumentParam)
+        )
     )
     inline = bool(root_inline) and not root.info.is_async
     info = root.info
@@ -180,7 +181,7 @@ def _binding(
     positional = parameter.kind in POSITIONAL
     match param:
         case ArgumentParam():
-            return ArgumentBinding(parameter.name, positional, parameter.name)
+            return shared_argument_binding(parameter.name, positional, parameter.name)
         case ContextParam():
             return ContextBinding(parameter.name, positional, param.context_type, param.optional)
         case ResolvedParam():
@@ -196,13 +197,6 @@ def _binding(
             return ResolvedBinding(
                 parameter.name, positional, edge, adapt(edge) if adapt is not None else None
             )
-
-
-def _shared(binding: Binding, argument_bindings: dict[ArgumentBinding, ArgumentBinding]) -> Binding:
-    """The first equal argument binding in the plan for this one (other bindings are their own)."""
-    if type(binding) is ArgumentBinding:
-        return argument_bindings.setdefault(binding, binding)
-    return binding
 
 
 _CODE_CACHE: dict[str, CodeType] = {}
