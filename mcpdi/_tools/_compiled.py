@@ -61,9 +61,9 @@ class RegisteredTool:
     """A tool as registration decided it: its plan, argument model, published schema and output.
 
     The models, schemas and the `Tool` object may be left for the first list or call (see
-    `plan_arguments`, `plan_output_at_once`); each is built once, on first use. The `Tool` and
-    the traced plan are kept here once built, with what builds the `Tool`: no object of their
-    own per registered tool.
+    `plan_arguments`, `plan_output_at_once`); each is built once, on first use. The output, the
+    `Tool` and the traced plan are kept here once built, next to what builds them: no deferred
+    object of their own per registered tool.
     """
 
     name: str
