@@ -279,7 +279,8 @@ def plan_arguments(
         plain = _plain_arguments(arguments)
         return ArgumentsPlan(model_name, arguments, owner, location, deferred=True, plain=plain)
     planned = ArgumentsPlan(model_name, arguments, owner, location, deferred=False)
-    planned.schema()  # builds the model too
+    planned.model()  # now: a mistake in the annotations is registration's `InvalidSignature`
+    planned.schema()
     return planned
 
 
