@@ -33,7 +33,6 @@ from mcpdi_transport._http._common import (
     accepts,
     error_body,
     handle_safely,
-    peer_headers,
     receive_json,
     watch_disconnect,
 )
@@ -205,7 +204,7 @@ class LegacyEndpoint:
             ):
                 await self.sessions.undelivered(session, message)
         else:
-            peer = StreamPeer(peer_headers(exchange.scope), None, None, _STATELESS_REASON)
+            peer = StreamPeer(exchange.scope, None, None, _STATELESS_REASON)
             if session is None:
                 await handle_safely(running, message, self._stateless_connection(exchange), peer)
             else:
@@ -223,7 +222,7 @@ class LegacyEndpoint:
     async def _answer_json(
         self, running: Running, session: LegacySession | None, request: Request, exchange: HttpExchange
     ) -> None:
-        peer = StreamPeer(peer_headers(exchange.scope), None, None, _JSON_ONLY_REASON)
+        peer = StreamPeer(exchange.scope, None, None, _JSON_ONLY_REASON)
         response: dict[str, Any] | None = None
         key = request_key(request.id)
         cancel_scope = running.cancel_scope()  # one scope: `notifications/cancelled` and a shutdown cancel it
@@ -279,7 +278,7 @@ class LegacyEndpoint:
             )
         else:
             stream = EventStream("0", resumable=False)
-        peer = StreamPeer(peer_headers(exchange.scope), session, stream, _STATELESS_REASON)
+        peer = StreamPeer(exchange.scope, session, stream, _STATELESS_REASON)
         key = request_key(request.id)
         cancel_scope = running.cancel_scope()
         if session is not None:

@@ -9,8 +9,10 @@ from typing import Any, Final
 
 import anyio
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
+from starlette.types import Scope
 
 from mcpdi.lowlevel import Connection, NoBackChannel, notification_message
+from mcpdi_transport._http._common import peer_headers
 from mcpdi_transport._http._sse import ByteBudget, EventStream, TotalBudget
 from mcpdi_transport._outbound import OutboundRequests, request_key
 
@@ -173,23 +175,28 @@ class StreamPeer:
     dropped and questions fail with `NoBackChannel`.
     """
 
-    __slots__ = ("_headers", "_no_channel_reason", "_session", "_stream")
+    __slots__ = ("_headers", "_no_channel_reason", "_scope", "_session", "_stream")
 
     def __init__(
         self,
-        headers: Mapping[str, str],
+        scope: Scope,
         session: LegacySession | None,
         stream: EventStream | None,
         no_channel_reason: str,
     ) -> None:
-        self._headers = headers
+        self._scope = scope
+        self._headers: Mapping[str, str] | None = None
         self._session = session
         self._stream = stream
         self._no_channel_reason = no_channel_reason
 
     @property
     def headers(self) -> Mapping[str, str] | None:
-        return self._headers
+        """The request's headers (`peer_headers`), made on first read: most handlers read none."""
+        headers = self._headers
+        if headers is None:
+            headers = self._headers = peer_headers(self._scope)
+        return headers
 
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         if self._stream is not None:

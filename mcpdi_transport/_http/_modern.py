@@ -55,15 +55,20 @@ DISCONNECT_GRACE: Final = 0.05
 class _ExchangePeer:
     """The peer of one modern POST: notifications ride the response stream; no requests."""
 
-    __slots__ = ("_headers", "_sink")
+    __slots__ = ("_headers", "_scope", "_sink")
 
-    def __init__(self, headers: Mapping[str, str], sink: MemoryObjectSendStream[bytes] | None) -> None:
-        self._headers = headers
+    def __init__(self, scope: Scope, sink: MemoryObjectSendStream[bytes] | None) -> None:
+        self._scope = scope
+        self._headers: Mapping[str, str] | None = None
         self._sink = sink
 
     @property
     def headers(self) -> Mapping[str, str] | None:
-        return self._headers
+        """The request's headers (`peer_headers`), made on first read: most handlers read none."""
+        headers = self._headers
+        if headers is None:
+            headers = self._headers = peer_headers(self._scope)
+        return headers
 
     async def notify(self, method: str, params: Mapping[str, Any] | None) -> None:
         if self._sink is None:
@@ -128,7 +133,7 @@ async def serve_modern_request(
     # The runner checks the headers against the body (`http_headers`) and answers a mismatch.
     connection = Connection.for_modern_request(http_headers=header_pairs(scope))
     if options.json_response and request.method != "subscriptions/listen":
-        json_peer = _ExchangePeer(peer_headers(scope), None)  # no notifications: in-line JSON
+        json_peer = _ExchangePeer(scope, None)  # no notifications: in-line JSON
         await _answer_json(running, json_peer, scope, receive, send, request, connection)
     else:
         await _answer_deferred(running, scope, receive, send, request, connection)
@@ -223,7 +228,7 @@ async def _answer_deferred(
     comment whenever the handler is quiet for a while.
     """
     sink, events = anyio.create_memory_object_stream[bytes](math.inf)
-    peer = _ExchangePeer(peer_headers(scope), sink)
+    peer = _ExchangePeer(scope, sink)
     outcome: list[dict[str, Any] | None] = []
 
     async def answer_late(response: dict[str, Any]) -> None:
