@@ -345,7 +345,7 @@ def check_routing(
         if body_value is not None:
             header = folded.get("mcp-name")
             # Most send the name as it is (`_name_matches` without its call); a sentinel starts `=?`.
-            same = header == body_value and not cast("str", header).startswith("=?")
+            same = header == body_value and type(header) is str and not header.startswith("=?")
             if not same and not _name_matches(header, body_value):
                 return MCPError(
                     HEADER_MISMATCH,
