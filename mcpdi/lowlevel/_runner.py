@@ -335,7 +335,8 @@ class Runner(Generic[LifespanT]):
         self, request: Request, envelope: Envelope, connection: Connection, peer: Peer
     ) -> dict[str, Any]:
         method, version = request.method, envelope.protocol_version
-        meta = cast("Mapping[str, Any]", (request.params or {}).get("_meta"))
+        assert request.params is not None  # `read_envelope` read the envelope from them
+        meta: Mapping[str, Any] = request.params["_meta"]
         context = ServerRequestContext.for_request(
             self.lifespan_context,
             connection,
