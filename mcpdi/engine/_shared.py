@@ -2,10 +2,11 @@
 
 Every registered function keeps its plan while the server lives, and every object a plan holds
 is one more for each full garbage collection to visit. Parts made only of atoms (names, flags,
-plain classes, defaults of an exact atomic type) are the same for many functions (`title: str`
+builtin classes, defaults of an exact atomic type) are the same for many functions (`title: str`
 in a hundred tools), so compile shares them. Frozen and equal, a shared part is
 indistinguishable from a fresh one but for `is`. The table is bounded: past its size a part is
-simply not shared.
+simply not shared. Its annotations are builtin classes only, so it never keeps an author's
+class alive after the server that used it is gone.
 """
 
 from __future__ import annotations
@@ -48,9 +49,9 @@ def shared_argument(
     kind: inspect._ParameterKind,  # pyright: ignore[reportPrivateUsage]  # the stdlib's own enum
 ) -> Argument:
     """`Argument(name, annotation, default, kind)`, shared with equal ones when it holds atoms only
-    (a plain class annotation; no default, or one of an exact `str`/`int`/`bool`/None type)."""
+    (a builtin class annotation; no default, or one of an exact `str`/`int`/`bool`/None type)."""
     argument = Argument(name, annotation, default, kind)
-    if type(annotation) is not type:
+    if type(annotation) is not type or annotation.__module__ != "builtins":
         return argument
     if default is not inspect.Parameter.empty and type(default) not in _ATOMIC_DEFAULTS:
         return argument
