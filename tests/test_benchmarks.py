@@ -184,6 +184,11 @@ def test_http_goals_take_the_worst_cell_of_each_era() -> None:
     assert ceiling.met is False
     assert ceiling.figure == "worst 2.00× (none, c=16; best 1.50×)"
     assert vs_mcp.met is True
-    assert vs_mcp.figure.startswith("worst 2.22× (none, c=1, median req/s")
+    # The cell's ceiling is said beside it: bare Starlette's req/s over mcp's there.
+    bound = "bare Starlette 5.56× mcp's there"
+    assert vs_mcp.figure == f"worst 2.22× (none, c=1, median req/s; best 3.00×; {bound})"
     modern = [v for v in cell_verdicts(cells, "plain") if "modern" in v.goal]
     assert [v.met for v in modern] == [None, None]  # no modern cell measured: said, not judged
+    without_ceiling = [c for c in cells if c.target != "starlette"]
+    _, vs_mcp = [v for v in cell_verdicts(without_ceiling, "plain") if "legacy" in v.goal]
+    assert vs_mcp.figure == "worst 2.22× (none, c=1, median req/s; best 3.00×)"  # no ceiling: no bound said
