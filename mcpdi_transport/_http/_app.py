@@ -130,10 +130,13 @@ class _MCPApp(Starlette):
 
     Starlette's stack (error middleware, body limit, exception middleware, router, route)
     costs about as much per request as the rest of a bare endpoint; at the MCP path it
-    would only lead to the endpoint, which limits its body itself. So those requests get
-    the same error middleware around the endpoint, and nothing else. Everything else, and
-    every request once the app has middleware or exception handlers added after it was
-    built, takes the whole stack.
+    would only lead to the endpoint, which limits its body itself and answers every error
+    of a request. So those requests go to the endpoint alone: should an exception escape it
+    all the same, the ASGI server answers 500 "Internal Server Error" when nothing was sent
+    yet and logs it, which is what Starlette's error middleware would do before handing the
+    exception on to it. With `debug` on, that middleware stays in front, for its traceback
+    page. Everything else, and every request once the app has middleware or exception
+    handlers added after it was built, takes the whole stack.
     """
 
     def __init__(
@@ -147,10 +150,12 @@ class _MCPApp(Starlette):
 
     def build_middleware_stack(self) -> ASGIApp:
         stack = super().build_middleware_stack()
-        if self.user_middleware == [self._body_limit] and not self.exception_handlers:
-            self._direct = ServerErrorMiddleware(self._mcp_endpoint, debug=self.debug)
-        else:
+        if self.user_middleware != [self._body_limit] or self.exception_handlers:
             self._direct = None
+        elif self.debug:
+            self._direct = ServerErrorMiddleware(self._mcp_endpoint, debug=True)
+        else:
+            self._direct = self._mcp_endpoint
         return stack
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

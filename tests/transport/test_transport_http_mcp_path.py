@@ -8,6 +8,7 @@ Both are served here by uvicorn and sent the same requests, good and bad, in bot
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
@@ -182,3 +183,56 @@ async def test_a_stateless_app_answers_the_same_either_way() -> None:
             answers.append([_answer(response, None) for response in sent])
     assert answers[0] == answers[1]
     assert [status for status, *_ in answers[0]] == [200, 200, 400, 405]
+
+
+def _crashing_on(header: str, real: Any) -> Any:
+    """`header_values` that raises for a request carrying `header`: an exception escaping the endpoint."""
+
+    def header_values(scope: Scope) -> Any:
+        if any(name == header.encode() for name, _ in scope["headers"]):
+            msg = "escaped the endpoint on purpose"
+            raise RuntimeError(msg)
+        return real(scope)
+
+    return header_values
+
+
+@pytest.mark.parametrize("debug", [False, True])
+async def test_an_exception_escaping_the_endpoint_is_answered_500_either_way(
+    debug: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mcpdi_transport._http._app as app_module
+
+    monkeypatch.setattr(app_module, "header_values", _crashing_on("x-crash", app_module.header_values))
+    answers: list[tuple[int, bool, int]] = []
+    logged: list[logging.LogRecord] = []
+    async with _clients(json_response=True, debug=debug) as (short, whole):
+        uvicorn_log = logging.getLogger("uvicorn.error")  # configured by uvicorn as it started
+        keep = _Keep(logged)
+        uvicorn_log.addHandler(keep)
+        try:
+            for client in (short, whole):
+                crashed = await client.post(
+                    "/mcp", json=initialize_body(), headers={**LEGACY_HEADERS, "x-crash": "1"}
+                )
+                # The server stays up: the next request is served as usual.
+                served = await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
+                traceback_page = "escaped the endpoint on purpose" in crashed.text
+                answers.append((crashed.status_code, traceback_page, served.status_code))
+                if not debug:
+                    assert crashed.text == "Internal Server Error"
+        finally:
+            uvicorn_log.removeHandler(keep)
+    assert answers == [(500, debug, 200), (500, debug, 200)]
+    # The ASGI server logs what escaped, from either way in.
+    escaped = [r for r in logged if r.exc_info and "escaped the endpoint on purpose" in str(r.exc_info[1])]
+    assert len(escaped) == 2
+
+
+class _Keep(logging.Handler):
+    def __init__(self, records: list[logging.LogRecord]) -> None:
+        super().__init__()
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
