@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Mapping
-from typing import Any, Final, cast
+from collections.abc import Coroutine, Generator, Mapping
+from typing import Any, Final, Generic, TypeVar, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
@@ -47,6 +47,8 @@ __all__ = ("serve_modern_request",)
 logger = logging.getLogger("mcpdi_transport")
 
 _NOT_ONE_MESSAGE: Final = "Body must be a single JSON-RPC request or notification object"
+
+_T = TypeVar("_T")
 
 DISCONNECT_GRACE: Final = 0.05
 """Seconds a JSON-mode handler runs before a client leaving is watched for (and cancels it)."""
@@ -140,11 +142,12 @@ async def serve_modern_request(
 
 
 class _LateDisconnectWatch:
-    """Watches for the client leaving only once the handler has run for `DISCONNECT_GRACE`.
+    """Watches for the client leaving only once the handler has waited for `DISCONNECT_GRACE`.
 
-    Most JSON answers are ready long before that, and a watcher task started and cancelled
-    per request would cost more than the call; so would a loop timer per request, hence
-    the app's shared `Ticker`. Needs asyncio; elsewhere the watcher starts at once.
+    Most JSON answers are ready long before that (most without waiting on anything, and
+    those get no watch at all), and a watcher task started and cancelled per request would
+    cost more than the call; so would a loop timer per request, hence the app's shared
+    `Ticker`. Needs asyncio; elsewhere the watcher starts at once.
     """
 
     __slots__ = ("_cancel_scope", "_key", "_receive", "_task", "_ticker")
@@ -171,6 +174,39 @@ class _LateDisconnectWatch:
             self._task.cancel()
 
 
+class _Resumed(Generic[_T]):
+    """Awaiting it awaits the rest of `coroutine`, whose first step has run and waits on `waiting_on`.
+
+    What `await coroutine` does after its first step: what the coroutine waits on goes to the
+    event loop, and what the loop sends or throws back (a cancellation) goes to the coroutine.
+    """
+
+    __slots__ = ("_coroutine", "_waiting_on")
+
+    def __init__(self, coroutine: Coroutine[Any, Any, _T], waiting_on: Any) -> None:
+        self._coroutine = coroutine
+        self._waiting_on = waiting_on
+
+    def __await__(self) -> Generator[Any, Any, _T]:
+        coroutine, waiting_on = self._coroutine, self._waiting_on
+        while True:
+            try:
+                sent = yield waiting_on
+            except GeneratorExit:
+                coroutine.close()
+                raise
+            except BaseException as error:
+                try:
+                    waiting_on = coroutine.throw(error)
+                except StopIteration as done:
+                    return cast("_T", done.value)
+            else:
+                try:
+                    waiting_on = coroutine.send(sent)
+                except StopIteration as done:
+                    return cast("_T", done.value)
+
+
 def _disconnect_ticker(running: Running, loop: asyncio.AbstractEventLoop) -> Ticker:
     ticker = running.disconnect_ticker
     if ticker is None or ticker.loop is not loop:
@@ -187,7 +223,12 @@ async def _answer_json(
     request: Request,
     connection: Connection,
 ) -> None:
-    """The handler runs in this task; a client that leaves while it runs cancels it."""
+    """The handler runs in this task; a client that leaves while it waits cancels it.
+
+    On asyncio the handler's first step runs before anything watches: a handler that answers
+    without waiting on anything (most do) cannot be cancelled and is not watched. One that
+    waits gets `_LateDisconnectWatch` from then on, and is awaited from where it stopped.
+    """
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # not on asyncio (trio)
@@ -207,13 +248,19 @@ async def _answer_json(
             group.cancel_scope.cancel()
     else:
         cancel_scope = running.cancel_scope()  # one scope: a client leaving and a shutdown both cancel it
-        watch = _LateDisconnectWatch(_disconnect_ticker(running, loop), receive, cancel_scope)
+        handling = handle_safely(
+            running, request, connection, peer, cancel_scope=cancel_scope, answer_late=answer_late
+        )
         try:
-            response = await handle_safely(
-                running, request, connection, peer, cancel_scope=cancel_scope, answer_late=answer_late
-            )
-        finally:
-            watch.stop()
+            waiting_on = handling.send(None)
+        except StopIteration as done:
+            response = done.value  # answered without waiting once: there was no time to leave in
+        else:
+            watch = _LateDisconnectWatch(_disconnect_ticker(running, loop), receive, cancel_scope)
+            try:
+                response = await _Resumed(handling, waiting_on)
+            finally:
+                watch.stop()
     if response is not None and not answered:
         await _reply(scope, receive, send, response)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import anyio
@@ -281,3 +282,68 @@ async def test_an_mcp_param_header_with_a_raw_non_ascii_byte_is_refused(raw: byt
             ),
         }
     )
+
+
+async def test_a_plain_json_answer_given_without_waiting_is_not_watched_for_the_client_leaving() -> None:
+    app = build_http_app(server, json_response=True)
+    async with http_client(app) as client:
+        headers = modern_headers("tools/call", "echo")
+        response = await client.post("/mcp", json=call(12, "echo", {"text": "hi"}), headers=headers)
+        assert response.json()["result"]["content"] == [{"type": "text", "text": "hi"}]
+        running = app.state.mcpdi_drain.__self__.running  # the MCP endpoint's running state
+        assert running is not None
+        assert running.disconnect_ticker is None  # nothing was ever set to watch
+        async with streaming(
+            app, "POST", modern_headers("tools/call", "sleep"), call(13, "sleep")
+        ) as exchange:
+            with anyio.fail_after(5):
+                while running.disconnect_ticker is None:  # the waiting handler is watched
+                    await anyio.sleep(0.001)
+            exchange.disconnect.set()
+        assert exchange.finished.is_set()
+
+
+async def _steps(log: list[str]) -> str:
+    try:
+        await asyncio.sleep(0)
+        log.append("woke")
+        await asyncio.sleep(0)
+        return "done"
+    except asyncio.CancelledError:
+        log.append("cancelled")
+        return "answered the cancel"
+    finally:
+        log.append("closed")
+
+
+async def test_a_resumed_coroutine_is_awaited_from_where_its_first_step_stopped() -> None:
+    log: list[str] = []
+    coroutine = _steps(log)
+    waiting_on = coroutine.send(None)
+    assert log == []
+    assert await _http_modern._Resumed(coroutine, waiting_on) == "done"
+    assert log == ["woke", "closed"]
+
+
+async def test_a_cancel_thrown_at_a_resumed_coroutine_reaches_it() -> None:
+    log: list[str] = []
+
+    async def waits() -> str:
+        coroutine = _steps(log)
+        return await _http_modern._Resumed(coroutine, coroutine.send(None))
+
+    task = asyncio.ensure_future(waits())
+    await asyncio.sleep(0)  # the task's first step: `_steps` waits at its first sleep
+    task.cancel()
+    assert await task == "answered the cancel"
+    assert log == ["cancelled", "closed"]
+
+
+def test_closing_a_resumed_await_closes_the_coroutine() -> None:
+    log: list[str] = []
+    coroutine = _steps(log)
+    awaiting = _http_modern._Resumed(coroutine, coroutine.send(None)).__await__()
+    next(awaiting)
+    awaiting.close()
+    assert log == ["closed"]
+    assert coroutine.cr_frame is None  # finished
