@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import types
 from collections.abc import Coroutine, Generator, Mapping
-from typing import Any, Final, Generic, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
@@ -51,7 +52,7 @@ _NOT_ONE_MESSAGE: Final = "Body must be a single JSON-RPC request or notificatio
 _T = TypeVar("_T")
 
 DISCONNECT_GRACE: Final = 0.05
-"""Seconds a JSON-mode handler runs before a client leaving is watched for (and cancels it)."""
+"""Seconds a JSON-mode handler waits before a client leaving is watched for (and cancels it)."""
 
 
 class _ExchangePeer:
@@ -174,37 +175,29 @@ class _LateDisconnectWatch:
             self._task.cancel()
 
 
-class _Resumed(Generic[_T]):
-    """Awaiting it awaits the rest of `coroutine`, whose first step has run and waits on `waiting_on`.
+@types.coroutine
+def _resumed(coroutine: Coroutine[Any, Any, _T], waiting_on: Any) -> Generator[Any, Any, _T]:
+    """The rest of `await coroutine` once its first step has run and left it waiting on `waiting_on`.
 
-    What `await coroutine` does after its first step: what the coroutine waits on goes to the
-    event loop, and what the loop sends or throws back (a cancellation) goes to the coroutine.
+    What the coroutine waits on goes to the event loop; what the loop sends or throws back
+    (a cancellation) goes to the coroutine, as `yield from` would pass it.
     """
-
-    __slots__ = ("_coroutine", "_waiting_on")
-
-    def __init__(self, coroutine: Coroutine[Any, Any, _T], waiting_on: Any) -> None:
-        self._coroutine = coroutine
-        self._waiting_on = waiting_on
-
-    def __await__(self) -> Generator[Any, Any, _T]:
-        coroutine, waiting_on = self._coroutine, self._waiting_on
-        while True:
+    while True:
+        try:
+            sent = yield waiting_on
+        except GeneratorExit:
+            coroutine.close()
+            raise
+        except BaseException as error:
             try:
-                sent = yield waiting_on
-            except GeneratorExit:
-                coroutine.close()
-                raise
-            except BaseException as error:
-                try:
-                    waiting_on = coroutine.throw(error)
-                except StopIteration as done:
-                    return cast("_T", done.value)
-            else:
-                try:
-                    waiting_on = coroutine.send(sent)
-                except StopIteration as done:
-                    return cast("_T", done.value)
+                waiting_on = coroutine.throw(error)
+            except StopIteration as done:
+                return cast("_T", done.value)
+        else:
+            try:
+                waiting_on = coroutine.send(sent)
+            except StopIteration as done:
+                return cast("_T", done.value)
 
 
 def _disconnect_ticker(running: Running, loop: asyncio.AbstractEventLoop) -> Ticker:
@@ -258,7 +251,7 @@ async def _answer_json(
         else:
             watch = _LateDisconnectWatch(_disconnect_ticker(running, loop), receive, cancel_scope)
             try:
-                response = await _Resumed(handling, waiting_on)
+                response = await _resumed(handling, waiting_on)
             finally:
                 watch.stop()
     if response is not None and not answered:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Generator
+from typing import Any, cast
 
 import anyio
 import pytest
@@ -321,7 +322,7 @@ async def test_a_resumed_coroutine_is_awaited_from_where_its_first_step_stopped(
     coroutine = _steps(log)
     waiting_on = coroutine.send(None)
     assert log == []
-    assert await _http_modern._Resumed(coroutine, waiting_on) == "done"
+    assert await _http_modern._resumed(coroutine, waiting_on) == "done"
     assert log == ["woke", "closed"]
 
 
@@ -330,7 +331,7 @@ async def test_a_cancel_thrown_at_a_resumed_coroutine_reaches_it() -> None:
 
     async def waits() -> str:
         coroutine = _steps(log)
-        return await _http_modern._Resumed(coroutine, coroutine.send(None))
+        return await _http_modern._resumed(coroutine, coroutine.send(None))
 
     task = asyncio.ensure_future(waits())
     await asyncio.sleep(0)  # the task's first step: `_steps` waits at its first sleep
@@ -342,7 +343,7 @@ async def test_a_cancel_thrown_at_a_resumed_coroutine_reaches_it() -> None:
 def test_closing_a_resumed_await_closes_the_coroutine() -> None:
     log: list[str] = []
     coroutine = _steps(log)
-    awaiting = _http_modern._Resumed(coroutine, coroutine.send(None)).__await__()
+    awaiting = cast("Generator[Any, Any, str]", _http_modern._resumed(coroutine, coroutine.send(None)))
     next(awaiting)
     awaiting.close()
     assert log == ["closed"]
