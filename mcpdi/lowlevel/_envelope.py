@@ -20,7 +20,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
 from mcpdi.lowlevel._errors import HEADER_MISMATCH, INVALID_PARAMS, UNSUPPORTED_VERSION, MCPError
-from mcpdi.lowlevel._json_values import copy_json, same_json
+from mcpdi.lowlevel._json_values import copy_json, equality_is_exact, same_json
 from mcpdi.lowlevel._jsonrpc import is_request_id
 from mcpdi.lowlevel._param_headers import MalformedHeaderValue, decode_header_value
 
@@ -182,12 +182,20 @@ class _ReadEnvelope:
     client_info: Any
     log_level: Any
     envelope: Envelope
+    by_equality: bool
+    """No number or boolean in the values (`equality_is_exact`): `==` tells whether they fit."""
 
     def fits(self, meta: Mapping[str, Any]) -> bool:
         """Whether `meta` carries exactly these envelope values (`same_json`; absent is not null)."""
         version = meta[PROTOCOL_VERSION_META_KEY]  # present: `_envelope_meta` checked
         if type(version) is not str or version != self.version:
             return False
+        if self.by_equality:  # `_ABSENT` equals itself alone
+            return (
+                meta[CLIENT_CAPABILITIES_META_KEY] == self.capabilities
+                and meta.get(CLIENT_INFO_META_KEY, _ABSENT) == self.client_info
+                and meta.get(LOG_LEVEL_META_KEY, _ABSENT) == self.log_level
+            )
         if not same_json(meta[CLIENT_CAPABILITIES_META_KEY], self.capabilities):
             return False
         client_info = meta.get(CLIENT_INFO_META_KEY, _ABSENT)
@@ -224,12 +232,14 @@ def read_envelope(params: Mapping[str, Any] | None) -> Envelope | MCPError:
         return last.envelope
     envelope = _read_envelope(meta)
     if type(envelope) is Envelope and type(envelope.protocol_version) is str:
+        capabilities = copy_json(meta[CLIENT_CAPABILITIES_META_KEY])
+        client_info = copy_json(meta.get(CLIENT_INFO_META_KEY, _ABSENT))
+        log_level = copy_json(meta.get(LOG_LEVEL_META_KEY, _ABSENT))
+        exact = all(
+            value is _ABSENT or equality_is_exact(value) for value in (capabilities, client_info, log_level)
+        )
         _last_envelope.read = _ReadEnvelope(
-            envelope.protocol_version,
-            copy_json(meta[CLIENT_CAPABILITIES_META_KEY]),
-            copy_json(meta.get(CLIENT_INFO_META_KEY, _ABSENT)),
-            copy_json(meta.get(LOG_LEVEL_META_KEY, _ABSENT)),
-            envelope,
+            envelope.protocol_version, capabilities, client_info, log_level, envelope, exact
         )
     return envelope
 

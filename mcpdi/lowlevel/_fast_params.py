@@ -149,11 +149,10 @@ def _envelope_passes(known: _Known, envelope: Envelope, meta: dict[str, Any]) ->
     rules = known.meta_rules
     if rules is None:
         return None
-    for key, value in meta.items():
-        if key in rules.unsure:
-            return None
-        if key == _TOKEN_KEY and type(value) not in _TOKEN_TYPES:
-            return None
+    if not rules.unsure.isdisjoint(meta):
+        return None
+    if type(meta.get(_TOKEN_KEY, "")) not in _TOKEN_TYPES:  # a string is one
+        return None
     if known.envelope is envelope:
         return True
     probe = {"name": "", "_meta": {key: meta[key] for key in ENVELOPE_KEYS if key in meta}}

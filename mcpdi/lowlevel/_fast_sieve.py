@@ -132,10 +132,10 @@ def _sieve_meta(version: str, meta: dict[str, Any]) -> dict[str, Any] | None:
 
 def _fresh(sieved: dict[str, Any]) -> dict[str, Any]:
     """Each response gets its own objects, as from the full sieve (a string tree is two deep)."""
-    return {
-        key: dict(cast("dict[str, str]", value)) if type(value) is dict else value
-        for key, value in sieved.items()
-    }
+    fresh: dict[str, Any] = {}
+    for key, value in sieved.items():
+        fresh[key] = value.copy() if type(value) is dict else value
+    return fresh
 
 
 def _sieved_meta(shape: _Shape, version: str, meta: dict[str, Any]) -> dict[str, Any] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ("copy_json", "same_json")
+__all__ = ("copy_json", "equality_is_exact", "same_json")
 
 _ABSENT: Any = object()
 
@@ -30,6 +30,21 @@ def same_json(value: Any, known: Any) -> bool:
     if kind is list:
         return len(value) == len(known) and all(same_json(a, b) for a, b in zip(value, known, strict=True))
     return kind in (str, int, bool, float, type(None)) and value == known
+
+
+def equality_is_exact(known: Any) -> bool:
+    """Whether `value == known` tells `same_json(value, known)` for a parsed JSON `value`.
+
+    It does when `known` holds no number or boolean anywhere (only strings and nulls, in
+    objects and arrays): `==` then cannot take unlike kinds for equal (no `1 == True`, no
+    `1 == 1.0`), and a parsed value has only JSON's own types.
+    """
+    kind = type(known)  # pyright: ignore[reportUnknownVariableType]
+    if kind is dict:
+        return all(type(key) is str and equality_is_exact(item) for key, item in known.items())
+    if kind is list:
+        return all(equality_is_exact(item) for item in known)
+    return kind is str or known is None
 
 
 def copy_json(value: Any) -> Any:

@@ -168,15 +168,19 @@ class Running:
 
 def accepts(scope: Scope) -> tuple[bool, bool]:
     """Whether the `Accept` header covers (JSON, SSE); wildcards count, parameters do not."""
-    return _accepted(tuple(value for name, value in scope["headers"] if name == b"accept"))
+    decoded = _decoded(scope)
+    if not decoded.repeated:  # the request's one `Accept` value, if any: no walk through the headers
+        value = decoded.first.get("accept")
+        return _accepted(() if value is None else (value,))
+    return _accepted(tuple(value for name, value in decoded.pairs if name == "accept"))
 
 
 @functools.lru_cache(maxsize=64)
-def _accepted(values: tuple[bytes, ...]) -> tuple[bool, bool]:
+def _accepted(values: tuple[str, ...]) -> tuple[bool, bool]:
     """`accepts` for the `Accept` values sent; a client sends the same ones on every request."""
     media: set[str] = set()
     for value in values:
-        media.update(part.split(";")[0].strip().lower() for part in value.decode("latin-1").split(","))
+        media.update(part.split(";")[0].strip().lower() for part in value.split(","))
     everything = "*/*" in media
     return (
         everything or JSON in media or "application/*" in media,

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from mcpdi.lowlevel._envelope import Envelope, read_envelope
 from mcpdi.lowlevel._fast_params import tool_call_params_pass
+from mcpdi.lowlevel._json_values import equality_is_exact, same_json
 
 VERSIONS = [v for v in KNOWN_PROTOCOL_VERSIONS if ("tools/call", v) in methods.CLIENT_REQUESTS]
 ENVELOPE = {
@@ -165,3 +166,43 @@ def test_a_remembered_envelope_counts_only_for_exactly_equal_envelope_values() -
         assert tool_call_params_pass(version, raw, envelope) is wire_type_passes(version, raw), meta
     assert envelope_of({"_meta": null_info}) is not envelope_of({"_meta": no_info})
     assert envelope_of({"_meta": good}) is not envelope_of({"_meta": bad})
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 2) | st.sampled_from([0.0, 1.0, 1.5]) | st.sampled_from("ab"),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("xyz"), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(JSON_VALUES, JSON_VALUES)
+def test_equality_tells_exact_sameness_only_where_it_is_said_to(value: Any, known: Any) -> None:
+    if equality_is_exact(known):
+        assert (value == known) is same_json(value, known)
+    if same_json(value, known):
+        assert value == known
+
+
+def test_equality_is_exact_for_strings_and_nulls_alone() -> None:
+    assert equality_is_exact({"name": "bench", "version": "0", "tags": ["a", None], "more": {}})
+    for known in ({"listChanged": True}, [1], {"a": {"b": 1.0}}, 0, False, {1: "x"}):
+        assert not equality_is_exact(known)
+
+
+def test_an_envelope_of_strings_alone_is_read_once_and_not_taken_for_an_unlike_one() -> None:
+    text_only = {**ENVELOPE, "io.modelcontextprotocol/clientCapabilities": {"experimental": {"x": {}}}}
+    first = envelope_of({"_meta": text_only})
+    assert first is not None
+    assert envelope_of({"_meta": {**text_only, "progressToken": "t"}}) is first  # equal values: the same read
+    unlike: list[Any] = [
+        {**text_only, "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}},
+        {**text_only, "io.modelcontextprotocol/clientInfo": None},
+        {**text_only, "io.modelcontextprotocol/logLevel": "debug"},
+        {**text_only, "io.modelcontextprotocol/clientCapabilities": {"experimental": {"x": {"y": 1}}}},
+    ]
+    for meta in unlike:
+        envelope_of({"_meta": text_only})
+        other = envelope_of({"_meta": meta})
+        assert other is not None
+        assert other != first, meta
