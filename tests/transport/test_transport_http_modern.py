@@ -187,6 +187,26 @@ async def test_accept_must_cover_what_the_answer_may_be(
     assert response.status_code == status
 
 
+@pytest.mark.parametrize(
+    ("accepts", "status"),
+    [
+        (["application/json", "text/event-stream"], 200),  # what one value would say, in two
+        (["Application/JSON ", " TEXT/event-stream;q=0.5"], 200),
+        (["application/json", "application/json"], 406),
+        (["text/html", "image/png"], 406),
+    ],
+)
+async def test_an_accept_header_sent_more_than_once_counts_with_all_its_values(
+    accepts: list[str], status: int
+) -> None:
+    body = {"jsonrpc": "2.0", "id": 8, "method": "server/discover", "params": {"_meta": MODERN_META}}
+    headers = [(k, v) for k, v in modern_headers("server/discover").items() if k.lower() != "accept"]
+    headers += [("accept", value) for value in accepts]
+    async with http_client(build_http_app(server)) as client:
+        response = await client.post("/mcp", json=body, headers=headers)
+    assert response.status_code == status
+
+
 async def test_notifications_are_acknowledged_with_202_at_a_served_version() -> None:
     body = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
     async with http_client(build_http_app(server)) as client:
