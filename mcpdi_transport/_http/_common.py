@@ -6,12 +6,13 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import anyio
 from starlette.types import Receive, Scope, Send
 
 from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, Request, encode_message, error_response, parse_json
+from mcpdi_transport._http._late_scope import EARLY, LateScope, resumed, scope_before
 from mcpdi_transport._serving import runner_failure
 
 if TYPE_CHECKING:
@@ -295,18 +296,33 @@ async def handle_safely(
     passes the scope it cancels, so one scope serves both; the answer is then None.
     `answer_late` sends that shutdown answer from another task if the handler does not
     stop when cancelled (the caller then drops whatever this returns later).
+
+    On asyncio the handler's first step runs before the scope is entered (`LateScope`): a
+    handler that answers without waiting once is neither cancellable nor in flight, and
+    one that waits is, from then on.
     """
     if isinstance(message, Request):
         is_request, request_id = True, message.id
     else:
         is_request, request_id = "id" in message and "method" in message, message.get("id")
-    with running.cancel_scope() if cancel_scope is None else cancel_scope as scope:
+    scope = running.cancel_scope() if cancel_scope is None else cancel_scope
+    handling = running.runner.handle(message, connection, peer)  # `serve_message`, inline
+    before = scope_before(scope)
+    waiting_on: Any = None
+    if before is not EARLY:
+        try:
+            waiting_on = handling.send(None)
+        except StopIteration as done:
+            return cast("dict[str, Any] | None", done.value)  # answered in one step: nothing could cancel it
+        except Exception:
+            return runner_failure(message)
+    with scope if before is EARLY else LateScope(scope, before):
         late: LateAnswer | None = None
         if answer_late is not None and is_request:
             late = functools.partial(_answer_shutting_down, answer_late, request_id)  # built if used
         running.in_flight[scope] = late
         try:
-            return await running.runner.handle(message, connection, peer)  # `serve_message`, inline
+            return await (handling if before is EARLY else resumed(handling, waiting_on))
         except Exception:
             return runner_failure(message)
         finally:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-import types
-from collections.abc import Coroutine, Generator, Mapping
+from collections.abc import Mapping
 from typing import Any, Final, TypeVar, cast
 
 import anyio
@@ -40,6 +39,7 @@ from mcpdi_transport._http._common import (
     receive_json,
     watch_disconnect,
 )
+from mcpdi_transport._http._late_scope import resumed
 from mcpdi_transport._http._sse import PING, PING_INTERVAL, SSE_HEADERS, message_frame
 from mcpdi_transport._http._ticker import Ticker
 
@@ -175,31 +175,6 @@ class _LateDisconnectWatch:
             self._task.cancel()
 
 
-@types.coroutine
-def _resumed(coroutine: Coroutine[Any, Any, _T], waiting_on: Any) -> Generator[Any, Any, _T]:
-    """The rest of `await coroutine` once its first step has run and left it waiting on `waiting_on`.
-
-    What the coroutine waits on goes to the event loop; what the loop sends or throws back
-    (a cancellation) goes to the coroutine, as `yield from` would pass it.
-    """
-    while True:
-        try:
-            sent = yield waiting_on
-        except GeneratorExit:
-            coroutine.close()
-            raise
-        except BaseException as error:
-            try:
-                waiting_on = coroutine.throw(error)
-            except StopIteration as done:
-                return cast("_T", done.value)
-        else:
-            try:
-                waiting_on = coroutine.send(sent)
-            except StopIteration as done:
-                return cast("_T", done.value)
-
-
 def _disconnect_ticker(running: Running, loop: asyncio.AbstractEventLoop) -> Ticker:
     ticker = running.disconnect_ticker
     if ticker is None or ticker.loop is not loop:
@@ -251,7 +226,7 @@ async def _answer_json(
         else:
             watch = _LateDisconnectWatch(_disconnect_ticker(running, loop), receive, cancel_scope)
             try:
-                response = await _resumed(handling, waiting_on)
+                response = await resumed(handling, waiting_on)
             finally:
                 watch.stop()
     if response is not None and not answered:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Generator
-from typing import Any, cast
+from typing import Any
 
 import anyio
 import pytest
@@ -322,49 +320,3 @@ async def test_a_plain_json_answer_given_without_waiting_is_not_watched_for_the_
                     await anyio.sleep(0.001)
             exchange.disconnect.set()
         assert exchange.finished.is_set()
-
-
-async def _steps(log: list[str]) -> str:
-    try:
-        await asyncio.sleep(0)
-        log.append("woke")
-        await asyncio.sleep(0)
-        return "done"
-    except asyncio.CancelledError:
-        log.append("cancelled")
-        return "answered the cancel"
-    finally:
-        log.append("closed")
-
-
-async def test_a_resumed_coroutine_is_awaited_from_where_its_first_step_stopped() -> None:
-    log: list[str] = []
-    coroutine = _steps(log)
-    waiting_on = coroutine.send(None)
-    assert log == []
-    assert await _http_modern._resumed(coroutine, waiting_on) == "done"
-    assert log == ["woke", "closed"]
-
-
-async def test_a_cancel_thrown_at_a_resumed_coroutine_reaches_it() -> None:
-    log: list[str] = []
-
-    async def waits() -> str:
-        coroutine = _steps(log)
-        return await _http_modern._resumed(coroutine, coroutine.send(None))
-
-    task = asyncio.ensure_future(waits())
-    await asyncio.sleep(0)  # the task's first step: `_steps` waits at its first sleep
-    task.cancel()
-    assert await task == "answered the cancel"
-    assert log == ["cancelled", "closed"]
-
-
-def test_closing_a_resumed_await_closes_the_coroutine() -> None:
-    log: list[str] = []
-    coroutine = _steps(log)
-    awaiting = cast("Generator[Any, Any, str]", _http_modern._resumed(coroutine, coroutine.send(None)))
-    next(awaiting)
-    awaiting.close()
-    assert log == ["closed"]
-    assert coroutine.cr_frame is None  # finished
