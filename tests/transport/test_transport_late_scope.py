@@ -276,11 +276,12 @@ _REQUEST = Request(id=1, method="tools/call", params={})
 
 
 async def _handled(handle: Callable[..., Any], **options: Any) -> tuple[Running, Any]:
+    answers: list[Any] = []
     async with anyio.create_task_group() as group:
         running = Running(runner=cast("Any", _Runner(handle)), task_group=group)
-        return running, await handle_safely(
-            running, _REQUEST, cast("Any", None), cast("Any", None), **options
-        )
+        nothing: Any = None  # the fake runner reads neither connection nor peer
+        answers.append(await handle_safely(running, _REQUEST, nothing, nothing, **options))
+    return running, answers[0]
 
 
 async def test_a_runner_failing_in_its_first_step_is_answered_with_an_internal_error() -> None:
@@ -324,11 +325,10 @@ async def test_on_trio_the_scope_is_entered_first_and_a_shutdown_still_answers(a
         await anyio.sleep_forever()
         return {}  # pragma: no cover
 
+    answers: list[Any] = []
     async with anyio.create_task_group() as group:
         running = Running(runner=cast("Any", _Runner(waits)), task_group=group)
-        scope = running.cancel_scope()
-        assert scope_before(scope) is EARLY
-        answers: list[Any] = []
+        assert scope_before(running.cancel_scope()) is EARLY
 
         async def serve() -> None:
             answers.append(await handle_safely(running, _REQUEST, cast("Any", None), cast("Any", None)))
