@@ -276,12 +276,12 @@ _REQUEST = Request(id=1, method="tools/call", params={})
 
 
 async def _handled(handle: Callable[..., Any], **options: Any) -> tuple[Running, Any]:
-    answers: list[Any] = []
+    done: list[tuple[Running, Any]] = []
     async with anyio.create_task_group() as group:
         running = Running(runner=cast("Any", _Runner(handle)), task_group=group)
         nothing: Any = None  # the fake runner reads neither connection nor peer
-        answers.append(await handle_safely(running, _REQUEST, nothing, nothing, **options))
-    return running, answers[0]
+        done.append((running, await handle_safely(running, _REQUEST, nothing, nothing, **options)))
+    return done[0]
 
 
 async def test_a_runner_failing_in_its_first_step_is_answered_with_an_internal_error() -> None:
