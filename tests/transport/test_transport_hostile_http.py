@@ -13,10 +13,10 @@ from transport_asgi import (
     LEGACY_HEADERS,
     MODERN_META,
     http_client,
-    initialize_body,
     modern_headers,
     streaming,
 )
+from transport_asgi import open_legacy_session as open_session
 from transport_sample_server import server
 
 from mcpdi_transport._http._app import build_http_app
@@ -31,15 +31,6 @@ LONE_SURROGATE_ID = (
 
 def sse_messages(text: str) -> list[dict[str, Any]]:
     return [json.loads(line[6:]) for line in text.split("\r\n") if line.startswith("data: {")]
-
-
-async def open_session(client: httpx2.AsyncClient) -> dict[str, str]:
-    opened = await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
-    assert opened.status_code == 200
-    headers = {**LEGACY_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert (await client.post("/mcp", json=initialized, headers=headers)).status_code == 202
-    return {**headers, "mcp-protocol-version": "2025-11-25"}
 
 
 async def legacy_tools_list_works(client: httpx2.AsyncClient) -> bool:

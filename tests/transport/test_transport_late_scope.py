@@ -20,14 +20,7 @@ import anyio
 import httpx2
 import pytest
 from anyio._backends import _asyncio as anyio_asyncio
-from transport_asgi import (
-    LEGACY_HEADERS,
-    MODERN_META,
-    http_client,
-    initialize_body,
-    modern_headers,
-    streaming,
-)
+from transport_asgi import MODERN_META, http_client, modern_headers, open_legacy_session, streaming
 
 from mcpdi import MCPServer, Resolve
 from mcpdi.lowlevel import Request
@@ -129,15 +122,6 @@ def _call(id_: int, name: str, arguments: dict[str, Any] | None = None, *, moder
     return {"jsonrpc": "2.0", "id": id_, "method": "tools/call", "params": params}
 
 
-async def _legacy_json_session(client: httpx2.AsyncClient) -> dict[str, str]:
-    opened = await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
-    assert opened.status_code == 200
-    headers = {**LEGACY_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert (await client.post("/mcp", json=initialized, headers=headers)).status_code == 202
-    return {**headers, "mcp-protocol-version": "2025-11-25"}
-
-
 def _running(app: Any) -> Running:
     running = app.state.mcpdi_drain.__self__.running  # the MCP endpoint's running state
     assert running is not None
@@ -171,7 +155,7 @@ def test_the_installed_anyio_keeps_its_scopes_as_late_entry_expects() -> None:
 
 async def test_a_cancelled_legacy_call_ends_resolvers_waiting_in_the_engines_task_group() -> None:
     async with _app() as (app, client):
-        headers = await _legacy_json_session(client)
+        headers = await open_legacy_session(client)
         async with streaming(app, "POST", headers, _call(8, "together", modern=False)) as exchange:
             await _until_traced("left waits", "right waits")
             assert len(_running(app).in_flight) == 1  # waiting: in flight, cancellable
@@ -183,34 +167,33 @@ async def test_a_cancelled_legacy_call_ends_resolvers_waiting_in_the_engines_tas
     assert sorted(trace) == ["left ended", "left waits", "right ended", "right waits"]
 
 
-async def test_a_cancel_ends_a_handler_waiting_in_its_own_timeout_instead_of_moving_on() -> None:
+@pytest.mark.parametrize(
+    ("tool", "waiting", "traced"),
+    [
+        # its own timeout does not fire instead: the cancel is the request's, not the timeout's
+        ("moves_on", "moves_on waits", ["moves_on waits"]),
+        # the shield's wait runs to its end; the cancel lands at the next wait after it
+        ("shielded", "shield waits", ["shield waits", "shield done", "after the shield, cancelled"]),
+    ],
+)
+async def test_a_cancel_reaches_a_handler_through_the_scopes_it_holds(
+    tool: str, waiting: str, traced: list[str]
+) -> None:
     async with _app() as (app, client):
-        headers = await _legacy_json_session(client)
-        async with streaming(app, "POST", headers, _call(9, "moves_on", modern=False)) as exchange:
-            await _until_traced("moves_on waits")
+        headers = await open_legacy_session(client)
+        async with streaming(app, "POST", headers, _call(9, tool, modern=False)) as exchange:
+            await _until_traced(waiting)
             cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}}
             assert (await client.post("/mcp", json=cancel, headers=headers)).status_code == 202
             answer = await _answer(exchange)
     assert answer["error"]["message"] == "Request cancelled"
-    assert "moved on" not in trace
-
-
-async def test_a_shield_in_the_handler_still_shields_from_the_requests_cancel() -> None:
-    async with _app() as (app, client):
-        headers = await _legacy_json_session(client)
-        async with streaming(app, "POST", headers, _call(10, "shielded", modern=False)) as exchange:
-            await _until_traced("shield waits")
-            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 10}}
-            assert (await client.post("/mcp", json=cancel, headers=headers)).status_code == 202
-            answer = await _answer(exchange)
-    assert answer["error"]["message"] == "Request cancelled"
-    assert trace == ["shield waits", "shield done", "after the shield, cancelled"]
+    assert trace == traced
 
 
 @pytest.mark.parametrize("modern", [False, True], ids=["legacy", "modern"])
 async def test_a_handlers_own_timeout_fires_inside_the_requests_scope(modern: bool) -> None:
     async with _app() as (_, client):
-        headers = modern_headers("tools/call", "times_out") if modern else await _legacy_json_session(client)
+        headers = modern_headers("tools/call", "times_out") if modern else await open_legacy_session(client)
         response = await client.post("/mcp", json=_call(11, "times_out", modern=modern), headers=headers)
     assert response.json()["result"]["content"][0]["text"] == "timed out on its own"
 
@@ -230,7 +213,7 @@ async def test_a_modern_client_leaving_cancels_a_handler_waiting_in_a_task_group
 @pytest.mark.parametrize("modern", [False, True], ids=["legacy", "modern"])
 async def test_a_shutdown_answers_a_handler_waiting_in_its_own_timeout(modern: bool) -> None:
     async with _app() as (app, client):
-        headers = modern_headers("tools/call", "moves_on") if modern else await _legacy_json_session(client)
+        headers = modern_headers("tools/call", "moves_on") if modern else await open_legacy_session(client)
         async with streaming(app, "POST", headers, _call(13, "moves_on", modern=modern)) as exchange:
             await _until_traced("moves_on waits")
             _running(app).stop_requests()
@@ -253,7 +236,7 @@ async def test_an_answer_given_in_one_step_never_enters_its_scope(
 
     monkeypatch.setattr(LateScope, "__enter__", counting)
     async with _app() as (_, client):
-        headers = modern_headers("tools/call", "at_once") if modern else await _legacy_json_session(client)
+        headers = modern_headers("tools/call", "at_once") if modern else await open_legacy_session(client)
         response = await client.post(
             "/mcp", json=_call(14, "at_once", {"text": "hi"}, modern=modern), headers=headers
         )

@@ -16,7 +16,7 @@ from mcp import Client as SdkClient
 from mcp import ClientSession
 from mcp import MCPError as SdkError
 from mcp.client.sse import sse_client
-from transport_asgi import LEGACY_HEADERS, initialize_body
+from transport_asgi import open_legacy_session as open_session
 from transport_asgi import uvicorn_app as serving
 from transport_sample_server import server as sample_server
 
@@ -52,15 +52,6 @@ async def chatter(
 
 
 chatty = Server("chatty", version="0.1.0", on_list_tools=list_tools, on_call_tool=chatter)
-
-
-async def open_session(client: httpx2.AsyncClient) -> dict[str, str]:
-    opened = await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
-    assert opened.status_code == 200
-    headers = {**LEGACY_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert (await client.post("/mcp", json=initialized, headers=headers)).status_code == 202
-    return {**headers, "mcp-protocol-version": "2025-11-25"}
 
 
 async def read_events(response: httpx2.Response, count: int) -> list[tuple[str, dict[str, Any]]]:

@@ -10,6 +10,7 @@ import httpx2
 import pytest
 from inline_snapshot import snapshot
 from transport_asgi import LEGACY_HEADERS, http_client, initialize_body, streaming, uvicorn_serving
+from transport_asgi import open_legacy_session as open_session
 from transport_sample_server import server
 
 from mcpdi import AccessToken, AuthSettings
@@ -27,15 +28,6 @@ def call(id_: int, name: str, arguments: dict[str, Any] | None = None) -> dict[s
         "method": "tools/call",
         "params": {"name": name, "arguments": arguments},
     }
-
-
-async def open_session(client: httpx2.AsyncClient) -> dict[str, str]:
-    opened = await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
-    assert opened.status_code == 200
-    headers = {**LEGACY_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
-    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    assert (await client.post("/mcp", json=initialized, headers=headers)).status_code == 202
-    return {**headers, "mcp-protocol-version": "2025-11-25"}
 
 
 def local_sessions(app: Any) -> LocalSessions:

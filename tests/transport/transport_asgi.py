@@ -42,6 +42,16 @@ def initialize_body(version: str = "2025-11-25", id_: int = 1) -> dict[str, Any]
     }
 
 
+async def open_legacy_session(client: httpx2.AsyncClient) -> dict[str, str]:
+    """Open and initialize a 2025-11-25 session: the headers its later requests carry."""
+    opened = await client.post("/mcp", json=initialize_body(), headers=LEGACY_HEADERS)
+    assert opened.status_code == 200
+    headers = {**LEGACY_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert (await client.post("/mcp", json=initialized, headers=headers)).status_code == 202
+    return {**headers, "mcp-protocol-version": "2025-11-25"}
+
+
 @asynccontextmanager
 async def uvicorn_serving(server: Any, **options: Any) -> AsyncIterator[int]:
     """`serve_http(server, **options)` on 127.0.0.1 and a free port, in a task group; yields the port."""
