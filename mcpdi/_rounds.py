@@ -220,7 +220,10 @@ async def run_modern(
         # A first round: nothing was asked yet, so no answer can count (and the hot path
         # computes no arguments digest unless it asks).
         current_round.set(1)
-        first = await _run_with_fallbacks(plan, arguments, ctx, {})
+        context = context_values(ctx)
+        first = await plan.run(arguments, context, {})  # `_run_with_fallbacks`, its commonest pass inline
+        if isinstance(first, NeedsInput):
+            first = await _fall_back(plan, arguments, ctx, context, {}, first)
         if not isinstance(first, NeedsInput):
             return first
         kept = _keep(plan, first, {})
@@ -256,14 +259,29 @@ async def _run_with_fallbacks(
     """
     context = context_values(ctx)
     result = await plan.run(arguments, context, answers)
+    if not isinstance(result, NeedsInput):
+        return result
+    return await _fall_back(plan, arguments, ctx, context, answers, result)
+
+
+async def _fall_back(
+    plan: Plan,
+    arguments: Mapping[str, Any],
+    ctx: Context[Any],
+    context: dict[type, Any],
+    answers: Mapping[str, Answer],
+    result: NeedsInput,
+) -> Any:
+    """`_run_with_fallbacks` from its first pass's questions on."""
     for _ in plan.steps:
-        if not isinstance(result, NeedsInput):
-            break
         fallbacks = fallback_answers(plan.name, result, ctx.client_capabilities)
         if not fallbacks:
             break
         answers = {**answers, **fallbacks}
-        result = await plan.run(arguments, context, answers)
+        again = await plan.run(arguments, context, answers)
+        if not isinstance(again, NeedsInput):
+            return again
+        result = again
     return result
 
 

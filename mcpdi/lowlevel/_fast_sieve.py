@@ -29,6 +29,9 @@ _WRITE_ORDER: Final = ("_meta", "content", "isError", "resultType", "structuredC
 """The order `_sieve_with` writes a result's fields in."""
 
 
+_Stamp = tuple[Mapping[str, Any], dict[str, Any], dict[str, Any] | None, dict[str, Any] | None]
+
+
 @dataclass(slots=True)
 class _Shape:
     """What the full sieve does at one version, read off its own output for a probe."""
@@ -39,8 +42,9 @@ class _Shape:
     in_write_order: bool  # `result_keys` come in `_WRITE_ORDER` (every version so far): no reordering
     # The last `_meta` seen and its sieved form, replaced as one value (threads may share this).
     meta: tuple[dict[str, Any], dict[str, Any]] | None = None
-    # The last server info stamped alone, a copy of it and its sieved `_meta` (None: not plain).
-    stamp: tuple[Mapping[str, Any], dict[str, Any], dict[str, Any] | None] | None = None
+    # The last server info stamped alone, a copy of it, its sieved `_meta` (None: not plain), and
+    # that `_meta`'s one entry, the sieved server info, when it holds nothing else.
+    stamp: _Stamp | None = None
 
 
 _shapes: dict[str, _Shape | None] = {}
@@ -157,7 +161,12 @@ def _sieved_stamp(shape: _Shape, version: str, server_info: Mapping[str, Any]) -
     if known is None or known[0] is not server_info or server_info != known[1]:
         stamp = {SERVER_INFO_META_KEY: dict(server_info)}
         info = copy_json(stamp[SERVER_INFO_META_KEY])
-        known = shape.stamp = (server_info, info, _sieve_meta(version, stamp))
+        sieved = _sieve_meta(version, stamp)
+        only: Any = sieved.get(SERVER_INFO_META_KEY) if sieved is not None and len(sieved) == 1 else None
+        alone = cast("dict[str, Any]", only) if type(only) is dict else None
+        known = shape.stamp = (server_info, info, sieved, alone)
+    if known[3] is not None:  # `_fresh` of the commonest stamp: the server's info alone
+        return {SERVER_INFO_META_KEY: known[3].copy()}
     return None if known[2] is None else _fresh(known[2])
 
 

@@ -141,6 +141,19 @@ def test_the_kept_stamp_serves_plain_results_of_a_plain_server_and_follows_a_cha
     )
 
 
+def test_each_answer_from_the_kept_stamp_owns_its_server_info() -> None:
+    info = {"name": "bookshop", "version": "1", "title": "Books"}
+    first = sieve_stamped_tool_result("2026-07-28", {"content": TEXT}, info)
+    second = sieve_stamped_tool_result("2026-07-28", {"content": TEXT}, info)
+    assert first is not None
+    assert second is not None
+    first["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] = "changed by whoever got the first"
+    assert second["_meta"] == {"io.modelcontextprotocol/serverInfo": info}
+    third = sieve_stamped_tool_result("2026-07-28", {"content": TEXT}, info)
+    assert third is not None
+    assert json.dumps(third) == stamped_then_sieved("2026-07-28", {"content": TEXT}, info)
+
+
 def test_a_version_whose_sieve_orders_fields_otherwise_gets_them_in_its_order(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
