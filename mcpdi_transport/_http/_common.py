@@ -102,18 +102,20 @@ class Running:
     _cancel_scope_type: type[anyio.CancelScope] | None = None
 
     def cancel_scope(self) -> anyio.CancelScope:
-        """A new `anyio.CancelScope`, the very kind anyio makes on this event loop.
+        """A new `anyio.CancelScope`, the very kind anyio makes on this event loop (`scope_kind`)."""
+        return self.scope_kind()()
+
+    def scope_kind(self) -> type[anyio.CancelScope]:
+        """The kind of `anyio.CancelScope` anyio makes on this event loop.
 
         `anyio.CancelScope()` asks which async library runs on every call, a good part of
         what a scope costs a request; the app's requests all run on its lifespan's loop, so
         the answer is kept from the first one.
         """
-        make = self._cancel_scope_type
-        if make is None:
-            scope = anyio.CancelScope()
-            self._cancel_scope_type = type(scope)
-            return scope
-        return make()
+        kind = self._cancel_scope_type
+        if kind is None:
+            kind = self._cancel_scope_type = type(anyio.CancelScope())
+        return kind
 
     def stop_requests(self) -> None:
         """Answer every request still running with `-32603` "The server is shutting down"."""
@@ -287,6 +289,7 @@ async def handle_safely(
     *,
     cancel_scope: anyio.CancelScope | None = None,
     answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
+    on_wait: Callable[[anyio.CancelScope], None] | None = None,
 ) -> dict[str, Any] | None:
     """`serve_message` (a failure of the runner itself is `-32603`, not a 500), counted in flight.
 
@@ -299,15 +302,15 @@ async def handle_safely(
 
     On asyncio the handler's first step runs before the scope is entered (`LateScope`): a
     handler that answers without waiting once is neither cancellable nor in flight, and
-    one that waits is, from then on.
+    one that waits is, from then on. Without a `cancel_scope`, the scope is made only then,
+    and `on_wait` is given it (to cancel it from elsewhere) before the handler goes on.
     """
     if isinstance(message, Request):
         is_request, request_id = True, message.id
     else:
         is_request, request_id = "id" in message and "method" in message, message.get("id")
-    scope = running.cancel_scope() if cancel_scope is None else cancel_scope
     handling = running.runner.handle(message, connection, peer)  # `serve_message`, inline
-    before = scope_before(scope)
+    before = scope_before(running.scope_kind() if cancel_scope is None else type(cancel_scope))
     waiting_on: Any = None
     if before is not EARLY:
         try:
@@ -316,6 +319,9 @@ async def handle_safely(
             return cast("dict[str, Any] | None", done.value)  # answered in one step: nothing could cancel it
         except Exception:
             return runner_failure(message)
+    scope = running.cancel_scope() if cancel_scope is None else cancel_scope
+    if on_wait is not None:
+        on_wait(scope)
     with scope if before is EARLY else LateScope(scope, before):
         late: LateAnswer | None = None
         if answer_late is not None and is_request:

@@ -56,13 +56,13 @@ EARLY: Final = object()
 """What `scope_before` gives when the scope is to be entered before the handler runs."""
 
 
-def scope_before(scope: anyio.CancelScope) -> Any:
-    """The anyio scope the current task is in, before a handler's first step; `EARLY`: enter `scope` first.
+def scope_before(kind: type[anyio.CancelScope]) -> Any:
+    """The anyio scope the current task is in, before a handler's first step; `EARLY`: enter first.
 
-    Late entry needs asyncio, a scope of its backend's own kind, and the bookkeeping this
-    module knows (`KNOWN_LAYOUT`).
+    `kind` is the kind of scope the handler is to run in. Late entry needs asyncio, a scope
+    of its backend's own kind, and the bookkeeping this module knows (`KNOWN_LAYOUT`).
     """
-    if type(scope) is not _BackendScope or not KNOWN_LAYOUT:
+    if kind is not _BackendScope or not KNOWN_LAYOUT:
         return EARLY
     task = _current_task()
     return EARLY if task is None else _current(_task_states.get(task))

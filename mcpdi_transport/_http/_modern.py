@@ -39,7 +39,6 @@ from mcpdi_transport._http._common import (
     receive_json,
     watch_disconnect,
 )
-from mcpdi_transport._http._late_scope import resumed
 from mcpdi_transport._http._sse import PING, PING_INTERVAL, SSE_HEADERS, message_frame
 from mcpdi_transport._http._ticker import Ticker
 
@@ -193,9 +192,10 @@ async def _answer_json(
 ) -> None:
     """The handler runs in this task; a client that leaves while it waits cancels it.
 
-    On asyncio the handler's first step runs before anything watches: a handler that answers
-    without waiting on anything (most do) cannot be cancelled and is not watched. One that
-    waits gets `_LateDisconnectWatch` from then on, and is awaited from where it stopped.
+    On asyncio the handler's first step runs before anything watches (`handle_safely` calls
+    `on_wait` only once the handler waits): a handler that answers without waiting on
+    anything (most do) cannot be cancelled and is not watched. One that waits gets
+    `_LateDisconnectWatch` from then on.
     """
     try:
         loop = asyncio.get_running_loop()
@@ -215,20 +215,18 @@ async def _answer_json(
             response = await handle_safely(running, request, connection, peer, answer_late=answer_late)
             group.cancel_scope.cancel()
     else:
-        cancel_scope = running.cancel_scope()  # one scope: a client leaving and a shutdown both cancel it
-        handling = handle_safely(
-            running, request, connection, peer, cancel_scope=cancel_scope, answer_late=answer_late
-        )
+        watches: list[_LateDisconnectWatch] = []
+
+        def watch(cancel_scope: anyio.CancelScope) -> None:  # the handler waits: a client may leave
+            watches.append(_LateDisconnectWatch(_disconnect_ticker(running, loop), receive, cancel_scope))
+
         try:
-            waiting_on = handling.send(None)
-        except StopIteration as done:
-            response = done.value  # answered without waiting once: there was no time to leave in
-        else:
-            watch = _LateDisconnectWatch(_disconnect_ticker(running, loop), receive, cancel_scope)
-            try:
-                response = await resumed(handling, waiting_on)
-            finally:
-                watch.stop()
+            response = await handle_safely(
+                running, request, connection, peer, answer_late=answer_late, on_wait=watch
+            )
+        finally:
+            for started in watches:
+                started.stop()
     if response is not None and not answered:
         await _reply(scope, receive, send, response)
 

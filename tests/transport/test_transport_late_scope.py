@@ -285,6 +285,39 @@ async def test_a_runner_failing_after_it_waited_is_answered_with_an_internal_err
     assert running.in_flight == {}
 
 
+async def test_a_scope_is_made_only_for_a_handler_that_waits_and_handed_to_on_wait_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[anyio.CancelScope] = []
+    real = Running.cancel_scope
+
+    def making(self: Running) -> anyio.CancelScope:
+        made.append(real(self))
+        return made[-1]
+
+    monkeypatch.setattr(Running, "cancel_scope", making)
+    given: list[anyio.CancelScope] = []
+
+    async def at_once(*_: Any) -> dict[str, Any]:
+        return {"answered": "at once"}
+
+    _, answer = await _handled(at_once, on_wait=given.append)
+    assert answer == {"answered": "at once"}
+    assert made == []
+    assert given == []
+
+    async def waits(*_: Any) -> dict[str, Any]:
+        assert made == []  # its first step runs before any scope is made
+        await anyio.sleep(0)
+        assert len(given) == 1  # told of it before the handler went on
+        return {"answered": "after a wait"}
+
+    _, answer = await _handled(waits, on_wait=given.append)
+    assert answer == {"answered": "after a wait"}
+    assert len(made) == 1
+    assert given == made
+
+
 async def test_a_scope_cancelled_before_the_handler_waits_cancels_it_at_its_first_wait() -> None:
     scope = anyio.CancelScope()
     reached: list[str] = []
@@ -311,7 +344,7 @@ async def test_on_trio_the_scope_is_entered_first_and_a_shutdown_still_answers(a
     answers: list[Any] = []
     async with anyio.create_task_group() as group:
         running = Running(runner=cast("Any", _Runner(waits)), task_group=group)
-        assert scope_before(running.cancel_scope()) is EARLY
+        assert scope_before(running.scope_kind()) is EARLY
 
         async def serve() -> None:
             answers.append(await handle_safely(running, _REQUEST, cast("Any", None), cast("Any", None)))
@@ -397,7 +430,7 @@ class _Held:
                 with self.request:
                     assert await self.handler() == "done"
                 return
-            before = scope_before(self.request)
+            before = scope_before(type(self.request))
             assert before is not EARLY
             coroutine = self.handler()
             waiting_on = coroutine.send(None)
