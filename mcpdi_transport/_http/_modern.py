@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from typing import Any, Final, TypeVar, cast
 
 import anyio
@@ -86,13 +86,16 @@ class _ExchangePeer:
         raise NoBackChannel(method, "protocol 2026-07-28 has no server-to-client requests")
 
 
-async def _reply(scope: Scope, receive: Receive, send: Send, message: Mapping[str, Any]) -> None:
+def _reply(
+    scope: Scope, receive: Receive, send: Send, message: Mapping[str, Any]
+) -> Coroutine[Any, Any, None]:
+    """Send `message` with the HTTP status of its error (200 for a result): await it."""
     error = message.get("error")
     if error is None or not isinstance(error, Mapping):  # `is None` first: the ABC check costs more
         status = 200
     else:
         status = http_status_for(cast("Mapping[str, Any]", error)["code"])
-    await json_reply(scope, receive, send, message, status=status)
+    return json_reply(scope, receive, send, message, status=status)  # no coroutine around it
 
 
 async def _acknowledge(scope: Scope, receive: Receive, send: Send, body: Mapping[str, Any]) -> None:
