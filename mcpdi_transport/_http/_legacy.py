@@ -6,6 +6,7 @@ the endpoint is given; the endpoint speaks HTTP.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import logging
 from collections.abc import Awaitable, Callable, Mapping
@@ -225,7 +226,6 @@ class LegacyEndpoint:
         peer = StreamPeer(exchange.scope, None, None, _JSON_ONLY_REASON)
         response: dict[str, Any] | None = None
         key = request_key(request.id)
-        cancel_scope = running.cancel_scope()  # one scope: `notifications/cancelled` and a shutdown cancel it
         headers = {_SESSION_HEADER: session.session_id} if session is not None else None
         answered = False
 
@@ -234,23 +234,25 @@ class LegacyEndpoint:
             answered = True
             await exchange.reply(late, headers=headers)
 
+        # One scope, made once the handler waits: `notifications/cancelled` and a shutdown cancel it.
         if session is None:
             response = await handle_safely(
-                running,
-                request,
-                self._stateless_connection(exchange),
-                peer,
-                cancel_scope=cancel_scope,
-                answer_late=answer_late,
+                running, request, self._stateless_connection(exchange), peer, answer_late=answer_late
             )
         else:
-            session.running[key] = cancel_scope
+            requests = session.running
+            requests[key] = None  # running, with no scope to cancel until it waits
             try:
                 response = await self.sessions.serve(
-                    running, session, request, peer, cancel_scope=cancel_scope, answer_late=answer_late
+                    running,
+                    session,
+                    request,
+                    peer,
+                    answer_late=answer_late,
+                    on_wait=functools.partial(requests.__setitem__, key),
                 )
             finally:
-                session.running.pop(key, None)
+                requests.pop(key, None)
         if answered:
             return
         if response is None:

@@ -75,7 +75,9 @@ class LegacySession:
         self.standalone_readers = 0
         self.readers = 0
         """Open HTTP responses of this session (SSE streams being sent): a client is there."""
-        self.running: dict[str, anyio.CancelScope] = {}
+        self.running: dict[str, anyio.CancelScope | None] = {}
+        """The requests running, by id (`request_key`): each one's cancel scope, or None while
+        it has none yet (a JSON answer's handler gets one when it first waits)."""
         waiting = None if total_budget is None else total_budget.waiting
         self.outbound = OutboundRequests(timeout=client_request_timeout, budget=waiting)
         self.budget = ByteBudget(max_buffered_bytes, total_budget)
@@ -149,7 +151,7 @@ class LegacySession:
         """Cancel the running request `request_id`; False when it does not run here."""
         scope = self.running.get(request_key(request_id))
         if scope is None:
-            return False
+            return False  # not running, or answered in one step and being stored: nothing to stop
         scope.cancel()
         return True
 
@@ -157,7 +159,8 @@ class LegacySession:
         """Stop everything the session runs; pending questions fail, streams close."""
         self.ended = True
         for scope in self.running.values():
-            scope.cancel()
+            if scope is not None:
+                scope.cancel()
         self.outbound.fail_all()
         for stream in self.streams.values():
             stream.close()

@@ -78,12 +78,13 @@ class SessionRegistry(Protocol):
         message: Mapping[str, Any] | Request,
         peer: Peer,
         *,
-        cancel_scope: anyio.CancelScope | None = None,
+        on_wait: Callable[[anyio.CancelScope], None] | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> Awaitable[dict[str, Any] | None]:
         """Serve one message of `session` (`handle_safely`), keeping what it changed.
 
-        `message` is a parsed message, or a `Request` the endpoint already classified."""
+        `message` is a parsed message, or a `Request` the endpoint already classified;
+        `on_wait` is given the request's cancel scope once its handler waits."""
         ...
 
     async def undelivered(self, session: LegacySession, message: Mapping[str, Any]) -> None:
@@ -140,12 +141,12 @@ class LocalSessions:
         message: Mapping[str, Any] | Request,
         peer: Peer,
         *,
-        cancel_scope: anyio.CancelScope | None = None,
+        on_wait: Callable[[anyio.CancelScope], None] | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> Coroutine[Any, Any, dict[str, Any] | None]:
         # `handle_safely` itself, no coroutine around it: nothing is kept beyond the session in memory.
         return handle_safely(
-            running, message, session.connection, peer, cancel_scope=cancel_scope, answer_late=answer_late
+            running, message, session.connection, peer, answer_late=answer_late, on_wait=on_wait
         )
 
     async def undelivered(self, session: LegacySession, message: Mapping[str, Any]) -> None:

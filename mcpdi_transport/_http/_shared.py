@@ -335,12 +335,12 @@ class SharedSessions:
         message: Mapping[str, Any] | Request,
         peer: Peer,
         *,
-        cancel_scope: anyio.CancelScope | None = None,
+        on_wait: Callable[[anyio.CancelScope], None] | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> dict[str, Any] | None:
         """Serve the message; store the session's record when it changed (before the answer leaves)."""
         handled = handle_safely(
-            running, message, session.connection, peer, cancel_scope=cancel_scope, answer_late=answer_late
+            running, message, session.connection, peer, answer_late=answer_late, on_wait=on_wait
         )
         if not isinstance(session, SharedSession):
             return await handled

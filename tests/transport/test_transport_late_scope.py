@@ -104,6 +104,20 @@ async def at_once(text: str) -> str:
     return text
 
 
+running_of: list[dict[str, Any]] = []
+"""The `running` table of the session the peeking tool is called in (the test puts it here)."""
+
+
+@mcp.tool()
+async def peeks() -> str:
+    """Reports what its session holds for it before and after it waits."""
+    table = running_of[0]
+    trace.append(f"first step: {list(table.values())}")
+    await anyio.sleep(0)
+    trace.append(f"after a wait: {[type(scope).__name__ for scope in table.values()]}")
+    return "peeked"
+
+
 @pytest.fixture(autouse=True)
 def _clear_trace() -> None:
     trace.clear()
@@ -188,6 +202,23 @@ async def test_a_cancel_reaches_a_handler_through_the_scopes_it_holds(
             answer = await _answer(exchange)
     assert answer["error"]["message"] == "Request cancelled"
     assert trace == traced
+
+
+async def test_a_session_holds_a_running_request_and_its_scope_once_it_waits() -> None:
+    async with _app() as (app, client):
+        headers = await open_legacy_session(client)
+        sessions = app.routes[0].endpoint.legacy.sessions.by_id
+        session = sessions[headers["mcp-session-id"]]
+        running_of[:] = [session.running]
+        response = await client.post("/mcp", json=_call(21, "peeks", modern=False), headers=headers)
+        assert response.json()["result"]["content"][0]["text"] == "peeked"
+        assert session.running == {}
+        # A table entry without a scope yet is nothing to stop when the session ends.
+        session.running["22"] = None
+        assert not session.cancel(22)
+        session.end()
+    running_of.clear()
+    assert trace == ["first step: [None]", "after a wait: ['CancelScope']"]
 
 
 @pytest.mark.parametrize("modern", [False, True], ids=["legacy", "modern"])
