@@ -34,15 +34,18 @@ try:
 
     _BackendScope: type[Any] | None = _backend.CancelScope
     _task_states: Any = getattr(_backend, "_task_states")  # noqa: B009 - private: read once, untyped
+    _state_slots: frozenset[str] = frozenset(getattr(_backend.TaskState, "__slots__", ()))
 except (ImportError, AttributeError):  # pragma: no cover - an anyio without this backend layout
     _BackendScope = None
     _task_states = None
+    _state_slots = frozenset()
 
 _KNOWN_SLOTS: Final = frozenset({"_parent_scope", "_child_scopes", "_tasks", "_host_task", "_active"})
 
 KNOWN_LAYOUT: Final = (
     _BackendScope is not None
-    and _task_states is not None
+    and callable(getattr(_task_states, "get", None))
+    and "cancel_scope" in _state_slots
     and set(getattr(_BackendScope, "__slots__", ())) >= _KNOWN_SLOTS
 )
 """Whether the installed anyio keeps its asyncio scopes as this module expects (tested to hold)."""

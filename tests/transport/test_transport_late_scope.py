@@ -278,6 +278,33 @@ async def test_an_answer_given_in_one_step_never_enters_its_scope(
     assert len(entered) == 1  # a handler that waits gets its scope
 
 
+async def test_with_an_anyio_layout_it_does_not_know_every_scope_is_entered_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_late_scope, "KNOWN_LAYOUT", False)
+    late: list[object] = []
+    monkeypatch.setattr(LateScope, "__enter__", lambda self: late.append(self))
+    async with _app() as (app, client):
+        headers = await open_legacy_session(client)
+        response = await client.post(
+            "/mcp", json=_call(31, "at_once", {"text": "hi"}, modern=False), headers=headers
+        )
+        assert response.json()["result"]["content"][0]["text"] == "hi"
+        modern = modern_headers("tools/call", "at_once")
+        response = await client.post(
+            "/mcp", json=_call(32, "at_once", {"text": "yo"}, modern=True), headers=modern
+        )
+        assert response.json()["result"]["content"][0]["text"] == "yo"
+        async with streaming(app, "POST", headers, _call(33, "together", modern=False)) as exchange:
+            await _until_traced("left waits", "right waits")
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 33}}
+            assert (await client.post("/mcp", json=cancel, headers=headers)).status_code == 202
+            answer = await _answer(exchange)
+    assert answer["error"]["message"] == "Request cancelled"
+    assert sorted(trace) == ["left ended", "left waits", "right ended", "right waits"]
+    assert late == []
+
+
 # ---- `handle_safely` itself, with a runner of its own ----
 
 
