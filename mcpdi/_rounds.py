@@ -270,18 +270,17 @@ async def _fall_back(
     ctx: Context[Any],
     context: dict[type, Any],
     answers: Mapping[str, Answer],
-    result: NeedsInput,
+    result: Any,
 ) -> Any:
-    """`_run_with_fallbacks` from its first pass's questions on."""
+    """`_run_with_fallbacks` from its first pass's questions (`result`, a `NeedsInput`) on."""
     for _ in plan.steps:
         fallbacks = fallback_answers(plan.name, result, ctx.client_capabilities)
         if not fallbacks:
             break
         answers = {**answers, **fallbacks}
-        again = await plan.run(arguments, context, answers)
-        if not isinstance(again, NeedsInput):
-            return again
-        result = again
+        result = await plan.run(arguments, context, answers)
+        if not isinstance(result, NeedsInput):
+            break
     return result
 
 

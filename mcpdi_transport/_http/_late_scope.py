@@ -17,7 +17,6 @@ that is not the one this module knows, on trio, or with a scope kind it did not 
 
 from __future__ import annotations
 
-import asyncio
 import types
 from asyncio import current_task as _current_task
 from collections.abc import Coroutine, Generator
@@ -78,7 +77,7 @@ class LateScope:
 
     def __init__(self, scope: anyio.CancelScope, before: Any) -> None:
         self._scope = scope
-        self._task = asyncio.current_task()
+        self._task = _current_task()
         self._before = before
 
     def __enter__(self) -> anyio.CancelScope:
