@@ -13,6 +13,7 @@ from typing import Final, Protocol
 
 from mcpdi._auth import get_access_token, principal_of
 from mcpdi.lowlevel._context_value import ContextValue
+from mcpdi.lowlevel._http_scope import current_http_scope
 
 __all__ = ("DEFAULT_MAX_ENTRIES", "MemoryReplayStore", "ReplayStore", "current_peer", "from_address")
 
@@ -118,7 +119,11 @@ _ADDRESS: ContextVar[str | None] = ContextVar("mcpdi_peer_address", default=None
 
 def from_address(address: str | None) -> ContextValue[str | None]:
     """Run a request's handling as coming from `address` (for transports: the client's address),
-    the peer a `MemoryReplayStore` counts it to when the caller is not authenticated: `with` it."""
+    the peer a `MemoryReplayStore` counts it to when the caller is not authenticated: `with` it.
+
+    An HTTP transport need not: a request served in `serving_http_request` comes from its
+    scope's `client` unless an address is set here.
+    """
     return ContextValue(_ADDRESS, address)
 
 
@@ -128,4 +133,13 @@ def current_peer() -> str:
     if principal is not None:
         return f"principal {principal}"
     address = _ADDRESS.get()
+    if address is None:
+        address = _http_client_address()
     return "local" if address is None else f"address {address}"
+
+
+def _http_client_address() -> str | None:
+    """The host of the HTTP request being served (its ASGI scope's `client`), if any."""
+    scope = current_http_scope()
+    client = None if scope is None else scope.get("client")
+    return None if client is None else str(client[0])

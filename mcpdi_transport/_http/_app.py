@@ -17,7 +17,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mcpdi import AuthSettings, TokenVerifier, from_address
+from mcpdi import AuthSettings, TokenVerifier
 from mcpdi.lowlevel import CustomRoute, serving_http_request
 from mcpdi_transport._http._bearer import BearerGate, MetadataEndpoint, metadata_paths
 from mcpdi_transport._http._common import AppOptions, Running, hand_over_body, header_values
@@ -28,6 +28,7 @@ from mcpdi_transport._http._legacy_session import (
     DEFAULT_MAX_BUFFERED_BYTES,
     DEFAULT_MAX_BUFFERED_BYTES_TOTAL,
 )
+from mcpdi_transport._http._loop import running_loop
 from mcpdi_transport._http._modern import serve_modern_request
 from mcpdi_transport._http._registry import LocalSessions, SessionRegistry
 from mcpdi_transport._http._security import (
@@ -79,7 +80,9 @@ class _Endpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
-        read = await self.body.read(scope, receive, send)
+        running = self.running  # (a request may come before the lifespan: `running_loop` then)
+        loop = running_loop() if running is None else running.home.running()
+        read = await self.body.read(scope, receive, send, loop)
         if read is None:
             return
         body, buffered = read
@@ -97,12 +100,11 @@ class _Endpoint:
         if buffered:
             receive = replaying(buffered, receive)
         version = headers.get("mcp-protocol-version")
-        client = scope.get("client")
-        with from_address(None if client is None else str(client[0])), serving_http_request(scope):
+        with serving_http_request(scope):
             if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
-                await serve_modern_request(running, self.options, scope, receive, send)
+                await serve_modern_request(running, self.options, scope, receive, send, loop)
             else:
-                await self.legacy.serve(running, HttpExchange(scope, receive, send, headers))
+                await self.legacy.serve(running, HttpExchange(scope, receive, send, headers, loop))
 
     def drain(self, grace: float) -> None:
         """Shutdown began: requests get `grace` seconds, then a JSON-RPC error; streams end.

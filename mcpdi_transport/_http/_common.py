@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -13,6 +14,7 @@ from starlette.types import Receive, Scope, Send
 
 from mcpdi.lowlevel import INTERNAL_ERROR, MCPError, Request, encode_message, error_response, parse_json
 from mcpdi_transport._http._late_scope import EARLY, LateScope, resumed, scope_before
+from mcpdi_transport._http._loop import HomeLoop
 from mcpdi_transport._serving import runner_failure
 
 if TYPE_CHECKING:
@@ -100,6 +102,8 @@ class Running:
     disconnect_ticker: Ticker | None = None
     """The deadlines after which JSON answers still running watch for the client leaving."""
     _cancel_scope_type: type[anyio.CancelScope] | None = None
+    home: HomeLoop = field(default_factory=HomeLoop)
+    """The lifespan's loop: its requests find theirs there (`HomeLoop.running`)."""
 
     def cancel_scope(self) -> anyio.CancelScope:
         """A new `anyio.CancelScope`, the very kind anyio makes on this event loop (`scope_kind`)."""
@@ -290,6 +294,7 @@ async def handle_safely(
     cancel_scope: anyio.CancelScope | None = None,
     answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     on_wait: Callable[[anyio.CancelScope], None] | None = None,
+    loop: asyncio.AbstractEventLoop | None = None,
 ) -> dict[str, Any] | None:
     """`serve_message` (a failure of the runner itself is `-32603`, not a 500), counted in flight.
 
@@ -304,13 +309,14 @@ async def handle_safely(
     handler that answers without waiting once is neither cancellable nor in flight, and
     one that waits is, from then on. Without a `cancel_scope`, the scope is made only then,
     and `on_wait` is given it (to cancel it from elsewhere) before the handler goes on.
+    `loop` is the running loop where the caller has it (`running_loop`), else it is asked for.
     """
     if isinstance(message, Request):
         is_request, request_id = True, message.id
     else:
         is_request, request_id = "id" in message and "method" in message, message.get("id")
     handling = running.runner.handle(message, connection, peer)  # `serve_message`, inline
-    before = scope_before(running.scope_kind() if cancel_scope is None else type(cancel_scope))
+    before = scope_before(running.scope_kind() if cancel_scope is None else type(cancel_scope), loop)
     waiting_on: Any = None
     if before is not EARLY:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,8 @@ class HttpExchange:
     send: Send
     decoded_headers: Mapping[str, str] | None = None
     """`headers`, when whoever made the exchange has them already."""
+    loop: asyncio.AbstractEventLoop | None = None
+    """The running asyncio loop, when whoever made the exchange has it (`running_loop`)."""
 
     @property
     def method(self) -> str:
@@ -54,4 +57,4 @@ class HttpExchange:
 
     def sending_through(self, send: Send) -> HttpExchange:
         """The same request, answered through `send` (which watches what goes out)."""
-        return HttpExchange(self.scope, self.receive, send, self.decoded_headers)
+        return HttpExchange(self.scope, self.receive, send, self.decoded_headers, self.loop)

@@ -17,6 +17,7 @@ that is not the one this module knows, on trio, or with a scope kind it did not 
 
 from __future__ import annotations
 
+import asyncio
 import types
 from asyncio import current_task as _current_task
 from collections.abc import Coroutine, Generator
@@ -58,15 +59,16 @@ EARLY: Final = object()
 """What `scope_before` gives when the scope is to be entered before the handler runs."""
 
 
-def scope_before(kind: type[anyio.CancelScope]) -> Any:
+def scope_before(kind: type[anyio.CancelScope], loop: asyncio.AbstractEventLoop | None = None) -> Any:
     """The anyio scope the current task is in, before a handler's first step; `EARLY`: enter first.
 
     `kind` is the kind of scope the handler is to run in. Late entry needs asyncio, a scope
     of its backend's own kind, and the bookkeeping this module knows (`KNOWN_LAYOUT`).
+    `loop`: the running loop, when the caller has it (else it is asked for).
     """
     if kind is not _BackendScope or not KNOWN_LAYOUT:
         return EARLY
-    task = _current_task()
+    task = _current_task(loop)
     return EARLY if task is None else _current(_task_states.get(task))
 
 

@@ -138,7 +138,7 @@ class LegacyEndpoint:
                 # A session belongs to the credential that created it: to any other it does not exist.
                 await exchange.reply(error_body(INVALID_REQUEST, "Session not found"), status=404)
                 return
-            session.touch()
+            session.touch(exchange.loop)
         if method == "POST":
             await self._post(running, session, exchange)
         elif session is None:
@@ -237,7 +237,12 @@ class LegacyEndpoint:
         # One scope, made once the handler waits: `notifications/cancelled` and a shutdown cancel it.
         if session is None:
             response = await handle_safely(
-                running, request, self._stateless_connection(exchange), peer, answer_late=answer_late
+                running,
+                request,
+                self._stateless_connection(exchange),
+                peer,
+                answer_late=answer_late,
+                loop=exchange.loop,
             )
         else:
             requests = session.running
@@ -250,6 +255,7 @@ class LegacyEndpoint:
                     peer,
                     answer_late=answer_late,
                     on_wait=functools.partial(requests.__setitem__, key),
+                    loop=exchange.loop,
                 )
             finally:
                 requests.pop(key, None)

@@ -38,12 +38,15 @@ def supports_resuming(version: str | None) -> bool:
     return KNOWN_PROTOCOL_VERSIONS.index(version) >= KNOWN_PROTOCOL_VERSIONS.index(_RESUMABLE_FROM)
 
 
-def current_time() -> float:
+def current_time(loop: asyncio.AbstractEventLoop | None = None) -> float:
     """`anyio.current_time()`, read straight from the loop on asyncio (the same clock).
 
     anyio asks which async library runs on every call, which costs a request more than
-    reading the clock; sessions are touched on every request.
+    reading the clock; sessions are touched on every request. `loop`: the running loop,
+    when the caller has it (else it is asked for).
     """
+    if loop is not None:
+        return loop.time()
     try:
         return asyncio.get_running_loop().time()
     except RuntimeError:  # not on asyncio (trio)
@@ -92,9 +95,9 @@ class LegacySession:
             return
         self.standalone.append(notification_message(method, params))
 
-    def touch(self) -> None:
-        """The client did something: sent a request or read a stream."""
-        self.last_active = current_time()
+    def touch(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """The client did something: sent a request or read a stream (`loop`: the running loop, if known)."""
+        self.last_active = current_time(loop)
 
     @property
     def connected(self) -> bool:

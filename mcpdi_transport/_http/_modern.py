@@ -39,6 +39,7 @@ from mcpdi_transport._http._common import (
     receive_json,
     watch_disconnect,
 )
+from mcpdi_transport._http._loop import running_loop
 from mcpdi_transport._http._sse import PING, PING_INTERVAL, SSE_HEADERS, message_frame
 from mcpdi_transport._http._ticker import Ticker
 
@@ -112,9 +113,17 @@ async def _acknowledge(scope: Scope, receive: Receive, send: Send, body: Mapping
 
 
 async def serve_modern_request(
-    running: Running, options: AppOptions, scope: Scope, receive: Receive, send: Send
+    running: Running,
+    options: AppOptions,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    loop: asyncio.AbstractEventLoop | None = None,
 ) -> None:
-    """Answer one POST whose `MCP-Protocol-Version` names a non-handshake version (protocol.md §2.6)."""
+    """Answer one POST whose `MCP-Protocol-Version` names a non-handshake version (protocol.md §2.6).
+
+    `loop`: the running asyncio loop, when the caller has it (`running_loop`).
+    """
     if scope["method"] != "POST":
         await Response(status_code=405, headers={"Allow": "POST"})(scope, receive, send)
         return
@@ -139,7 +148,7 @@ async def serve_modern_request(
     connection = Connection.for_modern_request(http_headers=header_pairs(scope))
     if options.json_response and request.method != "subscriptions/listen":
         json_peer = _ExchangePeer(scope, None)  # no notifications: in-line JSON
-        await _answer_json(running, json_peer, scope, receive, send, request, connection)
+        await _answer_json(running, json_peer, scope, receive, send, request, connection, loop)
     else:
         await _answer_deferred(running, scope, receive, send, request, connection)
 
@@ -192,6 +201,7 @@ async def _answer_json(
     send: Send,
     request: Request,
     connection: Connection,
+    loop: asyncio.AbstractEventLoop | None = None,
 ) -> None:
     """The handler runs in this task; a client that leaves while it waits cancels it.
 
@@ -200,10 +210,8 @@ async def _answer_json(
     anything (most do) cannot be cancelled and is not watched. One that waits gets
     `_LateDisconnectWatch` from then on.
     """
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # not on asyncio (trio)
-        loop = None
+    if loop is None:
+        loop = running_loop()  # None: not on asyncio (trio)
     answered = False
 
     async def answer_late(response: dict[str, Any]) -> None:
@@ -225,7 +233,7 @@ async def _answer_json(
 
         try:
             response = await handle_safely(
-                running, request, connection, peer, answer_late=answer_late, on_wait=watch
+                running, request, connection, peer, answer_late=answer_late, on_wait=watch, loop=loop
             )
         finally:
             for started in watches:

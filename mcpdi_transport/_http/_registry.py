@@ -8,6 +8,7 @@ session lives, how many there may be, and what serving a message of one must kee
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
@@ -80,11 +81,13 @@ class SessionRegistry(Protocol):
         *,
         on_wait: Callable[[anyio.CancelScope], None] | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> Awaitable[dict[str, Any] | None]:
         """Serve one message of `session` (`handle_safely`), keeping what it changed.
 
         `message` is a parsed message, or a `Request` the endpoint already classified;
-        `on_wait` is given the request's cancel scope once its handler waits."""
+        `on_wait` is given the request's cancel scope once its handler waits; `loop` is the
+        running asyncio loop, when the endpoint has it."""
         ...
 
     async def undelivered(self, session: LegacySession, message: Mapping[str, Any]) -> None:
@@ -143,10 +146,11 @@ class LocalSessions:
         *,
         on_wait: Callable[[anyio.CancelScope], None] | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> Coroutine[Any, Any, dict[str, Any] | None]:
         # `handle_safely` itself, no coroutine around it: nothing is kept beyond the session in memory.
         return handle_safely(
-            running, message, session.connection, peer, answer_late=answer_late, on_wait=on_wait
+            running, message, session.connection, peer, answer_late=answer_late, on_wait=on_wait, loop=loop
         )
 
     async def undelivered(self, session: LegacySession, message: Mapping[str, Any]) -> None:

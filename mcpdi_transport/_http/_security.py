@@ -14,6 +14,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mcpdi_transport._http._first_step import Waiting, first_step, rest_of
+from mcpdi_transport._http._loop import running_loop
 from mcpdi_transport._http._ticker import Ticker
 
 __all__ = (
@@ -293,7 +294,7 @@ async def _collect_body_within(
         body: bytes = first.get("body", b"")
         return _TOO_LARGE if len(body) > max_body_size else (body, [])
     if task is None:
-        task = cast("asyncio.Task[Any]", asyncio.current_task())
+        task = cast("asyncio.Task[Any]", asyncio.current_task(ticker.loop))
     cancelling = task.cancelling()
     expired = False
 
@@ -339,10 +340,13 @@ class BodyReader:
         self.body_timeout = body_timeout
         self._ticker: Ticker | None = None
 
-    async def read(self, scope: Scope, receive: Receive, send: Send) -> tuple[bytes, list[Message]] | None:
+    async def read(
+        self, scope: Scope, receive: Receive, send: Send, loop: asyncio.AbstractEventLoop | None = None
+    ) -> tuple[bytes, list[Message]] | None:
         """The body, and a message that came instead of more of it (a disconnect); None once refused.
 
-        A refused request has had its answer (413 or 408) sent here.
+        A refused request has had its answer (413 or 408) sent here. `loop`: the running
+        loop, when the caller has it (`running_loop`); else it is asked for.
         """
         for name, value in scope["headers"]:
             if name == b"content-length":
@@ -350,9 +354,9 @@ class BodyReader:
                     await _too_large(scope, receive, send)
                     return None
                 break
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # not on asyncio (trio): `read_body` takes anyio's way
+        if loop is None:
+            loop = running_loop()
+        if loop is None:  # not on asyncio (trio): `read_body` takes anyio's way
             outcome = await read_body(receive, self.max_body_size, self.body_timeout)
         else:
             ticker = self._ticker

@@ -11,6 +11,7 @@ are copied to the store, so a client may resume (`Last-Event-ID`) on any process
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -337,10 +338,11 @@ class SharedSessions:
         *,
         on_wait: Callable[[anyio.CancelScope], None] | None = None,
         answer_late: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
+        loop: asyncio.AbstractEventLoop | None = None,
     ) -> dict[str, Any] | None:
         """Serve the message; store the session's record when it changed (before the answer leaves)."""
         handled = handle_safely(
-            running, message, session.connection, peer, answer_late=answer_late, on_wait=on_wait
+            running, message, session.connection, peer, answer_late=answer_late, on_wait=on_wait, loop=loop
         )
         if not isinstance(session, SharedSession):
             return await handled

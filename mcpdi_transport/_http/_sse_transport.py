@@ -28,7 +28,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from mcpdi import AuthSettings, TokenVerifier, from_address, get_access_token, principal_of
+from mcpdi import AuthSettings, TokenVerifier, get_access_token, principal_of
 from mcpdi.lowlevel import (
     Invalid,
     MCPError,
@@ -221,8 +221,7 @@ class _SseEndpoints:
             await PlainTextResponse("Could not parse message", status_code=400)(scope, receive, send)
             return
         await PlainTextResponse("Accepted", status_code=202)(scope, receive, send)
-        client = scope.get("client")
-        with from_address(None if client is None else str(client[0])), serving_http_request(scope):
+        with serving_http_request(scope):
             self._dispatch(session, kind, cast("Mapping[str, Any]", parse_json(body)), headers)
 
     def _session_of(self, scope: Scope) -> tuple[SseSession | None, str]:

@@ -343,3 +343,18 @@ async def test_prompt_and_resource_rounds_are_single_use_too(method: str, params
     assert "result" in done
     assert replayed["error"] == INVALID_STATE
     assert made == ["5"]
+
+
+def test_a_request_served_over_http_counts_to_its_client_address_unless_one_is_set() -> None:
+    from mcpdi._state._replay import current_peer
+    from mcpdi.lowlevel import serving_http_request
+
+    assert current_peer() == "local"
+    with serving_http_request({"type": "http", "client": ("10.0.0.7", 51000)}):
+        assert current_peer() == "address 10.0.0.7"
+        with from_address("10.0.0.8"):
+            assert current_peer() == "address 10.0.0.8"  # a transport's own address wins
+        with authenticated(AccessToken(token="t", client_id="app", scopes=[], subject="ada")):
+            assert current_peer() == 'principal ["app","ada"]'  # the token's holder wins over both
+    with serving_http_request({"type": "http", "client": None}):
+        assert current_peer() == "local"  # an ASGI server may not know the client
