@@ -32,6 +32,7 @@ from mcpdi._state._round import AskedQuestion, BodyState, Outcome, RoundState
 from mcpdi._state._security import CallBinding, InvalidRequestState, RequestStateSecurity
 from mcpdi._telemetry import current_round
 from mcpdi.engine import Answer, AppScope, Asked, NeedsInput, Plan
+from mcpdi.engine._records import built_fast
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_PARAMS, MCPError, NoBackChannel
 
 __all__ = (
@@ -59,6 +60,7 @@ class Pending:
     result: InputRequiredResult
 
 
+@built_fast  # one per call
 @dataclass(frozen=True, slots=True)
 class CallTarget:
     """What this call's `requestState` is bound to."""

@@ -239,7 +239,6 @@ async def call_tool(
 
     With `wire`, a plain result comes as its wire form (`Output.to_wire`), for the runner.
     """
-    prefix = f"Error executing tool {tool.name}"
     raw = params.arguments
     plain = tool.arguments.plain
     arguments = None if plain is None else read_plain_arguments(plain, raw or {})
@@ -249,7 +248,7 @@ async def call_tool(
             # The model's validator itself: `model_validate` only forwards to it, at a cost per call.
             validated = model.__pydantic_validator__.validate_python(pre_parse_json(model, raw or {}))
         except ValidationError as error:
-            return _error_result(f"{prefix}: {error}", error, ctx)
+            return _error_result(f"{_error_prefix(tool)}: {error}", error, ctx)
         arguments = dump_arguments(validated)
     target = CallTarget("tools/call", tool.name, raw, audience)
     try:
@@ -261,4 +260,9 @@ async def call_tool(
     except MCPError:
         raise
     except Exception as error:
-        return _error_result(failure_text(error, prefix), error, ctx)
+        return _error_result(failure_text(error, _error_prefix(tool)), error, ctx)
+
+
+def _error_prefix(tool: RegisteredTool) -> str:
+    """How a failed call's error text begins (built only when a call fails)."""
+    return f"Error executing tool {tool.name}"
