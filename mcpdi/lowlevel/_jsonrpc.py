@@ -15,6 +15,7 @@ from typing import Any, Final, TypeAlias, TypeGuard, cast
 
 from pydantic_core import from_json, to_json
 
+from mcpdi.engine._records import built_fast
 from mcpdi.lowlevel._errors import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, MCPError
 
 __all__ = (
@@ -41,6 +42,7 @@ RequestId: TypeAlias = int | str
 logger = logging.getLogger("mcpdi")
 
 
+@built_fast  # one per request
 @dataclass(frozen=True, slots=True)
 class Request:
     """A message that wants an answer."""
