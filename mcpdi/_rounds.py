@@ -380,6 +380,8 @@ async def run_asking_inline(plan: Plan, arguments: Mapping[str, Any], ctx: Conte
 
     Also runs the bodies of tools that drive their own rounds (no resolvers), in either era.
     """
+    if not plan.steps:  # no resolver: nothing in the plan can ask
+        return await plan.run(arguments, context_values(ctx))
     answered: dict[str, Any] = {}
 
     async def ask(item: Asked) -> Any:
