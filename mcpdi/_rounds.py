@@ -221,7 +221,8 @@ async def run_modern(
     if request_state is None:
         # A first round: nothing was asked yet, so no answer can count (and the hot path
         # computes no arguments digest unless it asks).
-        current_round.set(1)
+        if current_round.get() != 1:  # a new request's task has the default, 1: no set needed
+            current_round.set(1)
         context = context_values(ctx)
         first = await plan.run(arguments, context, {})  # `_run_with_fallbacks`, its commonest pass inline
         if isinstance(first, NeedsInput):
