@@ -13,6 +13,7 @@ from starlette.types import Scope
 
 from mcpdi.lowlevel import Connection, NoBackChannel, notification_message
 from mcpdi_transport._http._common import peer_headers
+from mcpdi_transport._http._loop import running_loop
 from mcpdi_transport._http._sse import ByteBudget, EventStream, TotalBudget
 from mcpdi_transport._outbound import OutboundRequests, request_key
 
@@ -45,12 +46,9 @@ def current_time(loop: asyncio.AbstractEventLoop | None = None) -> float:
     reading the clock; sessions are touched on every request. `loop`: the running loop,
     when the caller has it (else it is asked for).
     """
-    if loop is not None:
-        return loop.time()
-    try:
-        return asyncio.get_running_loop().time()
-    except RuntimeError:  # not on asyncio (trio)
-        return anyio.current_time()
+    if loop is None:
+        loop = running_loop()
+    return anyio.current_time() if loop is None else loop.time()  # None: not on asyncio (trio)
 
 
 class LegacySession:

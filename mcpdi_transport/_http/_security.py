@@ -267,11 +267,8 @@ async def read_body(
     is caught (the protocol of `asyncio.timeout`, so a cancellation from elsewhere passes
     through): an anyio cancel scope or a timer per request costs several times more.
     """
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # not on asyncio (trio)
-        loop = None
-    task = asyncio.current_task() if loop is not None else None
+    loop = running_loop()  # None: not on asyncio (trio)
+    task = asyncio.current_task(loop) if loop is not None else None
     if loop is None or task is None:
         with anyio.move_on_after(body_timeout):
             return await _collect_body(receive, max_body_size)

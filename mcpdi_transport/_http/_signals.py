@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import signal
 import threading
 from collections.abc import Callable, Generator
 from types import FrameType
 from typing import Any, Final
+
+from mcpdi_transport._http._loop import running_loop
 
 __all__ = ("drain_on_signals",)
 
@@ -24,10 +25,7 @@ def drain_on_signals(signalled: Callable[[], None]) -> Generator[None]:
     the open responses, which the drain ends after the grace. Outside the main thread, or
     off asyncio, nothing is installed (signals cannot be taken there).
     """
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        loop = None
+    loop = running_loop()
     if loop is None or threading.current_thread() is not threading.main_thread():
         yield
         return
